@@ -4,6 +4,7 @@
 # build it directly; a throwaway builder module replaces each staging module with its published
 # v0.<minor>.<patch> release instead. Prints the output folder.
 set -euo pipefail
+# shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
 out="$BIN_DIR/kubernetes-$KUBERNETES_VERSION"
@@ -39,7 +40,7 @@ MOD
   go mod download "k8s.io/kubernetes@$KUBERNETES_VERSION"
   kmod="$(go env GOMODCACHE)/k8s.io/kubernetes@$KUBERNETES_VERSION/go.mod"
   # Read the staging list from kubernetes' own go.mod rather than typing it.
-  for m in $(awk '/=> \.\/staging/ {print $1}' "$kmod"); do
+  awk '/=> \.\/staging/ {print $1}' "$kmod" | while read -r m; do
     go mod edit -replace="$m=$m@$staging_version"
   done
   # Kubernetes pins some non-staging modules with replace directives too; keep them.

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared settings for the project's scripts. Source it; it defines no side effects.
 # Every version pinned here is the single place to change it.
 KUBERNETES_VERSION="${KUBERNETES_VERSION:-v1.37.2}"

@@ -1,0 +1,331 @@
+// Package kube connects to a Kubernetes cluster and performs the provider's cluster I/O.
+// It resolves the provider configuration into a client configuration the way kubectl does,
+// connects lazily (the first resource that needs the cluster pays for it), and shares one
+// set of clients per provider instance.
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+// Options is the provider configuration that decides how to reach the cluster.
+// Precedence: an explicit Host; else ConfigPath; else the $KUBECONFIG list; else
+// ~/.kube/config; else the in-cluster service account.
+type Options struct {
+	ConfigPath string
+	// KubeconfigEnv is the value of $KUBECONFIG: a list of files merged the way kubectl merges them.
+	KubeconfigEnv string
+	Context       string
+
+	Host                 string
+	Token                string
+	ClusterCACertificate string
+	ClientCertificate    string
+	ClientKey            string
+	Insecure             bool
+	Exec                 *ExecOptions
+
+	// HomeDir locates ~/.kube/config; empty means the user's home directory.
+	HomeDir string
+	// InCluster returns the in-cluster configuration; nil means rest.InClusterConfig.
+	InCluster func() (*rest.Config, error)
+	// UserAgent identifies the provider in the API server's audit log.
+	UserAgent string
+}
+
+// ExecOptions runs a credential plugin, as a kubeconfig's users[].user.exec does.
+type ExecOptions struct {
+	APIVersion string
+	Command    string
+	Args       []string
+	Env        map[string]string
+}
+
+// Source says where the client configuration came from, for diagnostics.
+type Source struct {
+	Host    string
+	Context string
+	// Origin is "explicit host", "config_path <file>", "KUBECONFIG <files>", "<file>" or "in-cluster".
+	Origin string
+}
+
+func (s Source) String() string {
+	if s.Context == "" {
+		return fmt.Sprintf("host %s (%s)", s.Host, s.Origin)
+	}
+	return fmt.Sprintf("host %s, context %q (%s)", s.Host, s.Context, s.Origin)
+}
+
+// ErrNoConfiguration is returned when no way to reach a cluster was found.
+var ErrNoConfiguration = errors.New("no Kubernetes configuration found")
+
+// Resolve turns Options into a client configuration without contacting the cluster.
+func Resolve(opts Options) (*rest.Config, Source, error) {
+	if opts.Host != "" {
+		return resolveExplicit(opts)
+	}
+	if opts.ConfigPath != "" {
+		path := expandHome(opts.ConfigPath, opts.HomeDir)
+		if _, err := os.Stat(path); err != nil {
+			return nil, Source{}, fmt.Errorf("kubeconfig file %s (config_path) cannot be read: %w", path, err)
+		}
+		return resolveKubeconfig(&clientcmd.ClientConfigLoadingRules{ExplicitPath: path}, opts, "config_path "+path)
+	}
+	if opts.KubeconfigEnv != "" {
+		files := filepath.SplitList(opts.KubeconfigEnv)
+		existing := make([]string, 0, len(files))
+		for _, f := range files {
+			if f == "" {
+				continue
+			}
+			f = expandHome(f, opts.HomeDir)
+			if _, err := os.Stat(f); err == nil {
+				existing = append(existing, f)
+			}
+		}
+		if len(existing) == 0 {
+			return nil, Source{}, fmt.Errorf("none of the kubeconfig files in $KUBECONFIG exists (%s): %w", opts.KubeconfigEnv, ErrNoConfiguration)
+		}
+		return resolveKubeconfig(&clientcmd.ClientConfigLoadingRules{Precedence: existing}, opts, "KUBECONFIG "+strings.Join(existing, string(filepath.ListSeparator)))
+	}
+	home := filepath.Join(homeDir(opts.HomeDir), ".kube", "config")
+	if _, err := os.Stat(home); err == nil {
+		return resolveKubeconfig(&clientcmd.ClientConfigLoadingRules{ExplicitPath: home}, opts, home)
+	}
+	inCluster := opts.InCluster
+	if inCluster == nil {
+		inCluster = rest.InClusterConfig
+	}
+	if cfg, err := inCluster(); err == nil {
+		cfg.UserAgent = opts.UserAgent
+		return cfg, Source{Host: cfg.Host, Origin: "in-cluster"}, nil
+	}
+	return nil, Source{}, fmt.Errorf("%w: config_path and host are unset, $KUBECONFIG is empty, %s does not exist and this is not a pod in a cluster", ErrNoConfiguration, home)
+}
+
+func resolveExplicit(opts Options) (*rest.Config, Source, error) {
+	cfg := &rest.Config{
+		Host:        opts.Host,
+		BearerToken: opts.Token,
+		UserAgent:   opts.UserAgent,
+		TLSClientConfig: rest.TLSClientConfig{
+			Insecure: opts.Insecure,
+			CAData:   []byte(opts.ClusterCACertificate),
+			CertData: []byte(opts.ClientCertificate),
+			KeyData:  []byte(opts.ClientKey),
+		},
+	}
+	if opts.Exec != nil {
+		cfg.ExecProvider = execConfig(opts.Exec)
+	}
+	if opts.Insecure {
+		cfg.CAData = nil
+	}
+	if _, err := rest.TransportFor(cfg); err != nil {
+		return nil, Source{}, fmt.Errorf("invalid explicit configuration for host %s: %w", opts.Host, err)
+	}
+	return cfg, Source{Host: opts.Host, Origin: "explicit host"}, nil
+}
+
+func resolveKubeconfig(rules *clientcmd.ClientConfigLoadingRules, opts Options, origin string) (*rest.Config, Source, error) {
+	overrides := &clientcmd.ConfigOverrides{CurrentContext: opts.Context}
+	loader := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides)
+	raw, err := loader.RawConfig()
+	if err != nil {
+		return nil, Source{}, fmt.Errorf("read kubeconfig %s: %w", origin, err)
+	}
+	contextName := opts.Context
+	if contextName == "" {
+		contextName = raw.CurrentContext
+	}
+	if contextName == "" {
+		return nil, Source{}, fmt.Errorf("kubeconfig %s has no current-context and config_context is unset; available contexts: %s", origin, contextNames(raw))
+	}
+	if _, ok := raw.Contexts[contextName]; !ok {
+		return nil, Source{}, fmt.Errorf("context %q does not exist in kubeconfig %s; available contexts: %s", contextName, origin, contextNames(raw))
+	}
+	cfg, err := loader.ClientConfig()
+	if err != nil {
+		return nil, Source{}, fmt.Errorf("kubeconfig %s, context %q: %w", origin, contextName, err)
+	}
+	cfg.UserAgent = opts.UserAgent
+	return cfg, Source{Host: cfg.Host, Context: contextName, Origin: origin}, nil
+}
+
+func contextNames(raw clientcmdapi.Config) string {
+	if len(raw.Contexts) == 0 {
+		return "(none)"
+	}
+	names := make([]string, 0, len(raw.Contexts))
+	for n := range raw.Contexts {
+		names = append(names, fmt.Sprintf("%q", n))
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+func execConfig(e *ExecOptions) *clientcmdapi.ExecConfig {
+	cfg := &clientcmdapi.ExecConfig{
+		APIVersion:      e.APIVersion,
+		Command:         e.Command,
+		Args:            e.Args,
+		InteractiveMode: clientcmdapi.NeverExecInteractiveMode,
+	}
+	keys := make([]string, 0, len(e.Env))
+	for k := range e.Env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		cfg.Env = append(cfg.Env, clientcmdapi.ExecEnvVar{Name: k, Value: e.Env[k]})
+	}
+	return cfg
+}
+
+func homeDir(override string) string {
+	if override != "" {
+		return override
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		return h
+	}
+	return ""
+}
+
+func expandHome(path, home string) string {
+	if path == "~" || strings.HasPrefix(path, "~/") {
+		return filepath.Join(homeDir(home), strings.TrimPrefix(path, "~"))
+	}
+	return path
+}
+
+// Clients is the shared set of clients of one provider instance.
+type Clients struct {
+	Config     *rest.Config
+	Source     Source
+	Kubernetes kubernetes.Interface
+	Dynamic    dynamic.Interface
+	Discovery  discovery.CachedDiscoveryInterface
+	Mapper     meta.ResettableRESTMapper
+	// ServerVersion is the API server's gitVersion, e.g. v1.37.2.
+	ServerVersion string
+}
+
+// Connection connects on first use and then hands out the same Clients.
+type Connection struct {
+	opts        Options
+	resolveErr  error
+	mu          sync.Mutex
+	clients     *Clients
+	probeTimout time.Duration
+}
+
+// NewConnection returns a Connection that has not contacted the cluster yet.
+func NewConnection(opts Options) *Connection {
+	return &Connection{opts: opts, probeTimout: 15 * time.Second}
+}
+
+// NewUnavailableConnection returns a Connection that fails with err on use, for a provider
+// whose configuration is unknown or invalid: resources that can work offline still do.
+func NewUnavailableConnection(err error) *Connection {
+	return &Connection{resolveErr: err}
+}
+
+// Describe names the target without connecting, for diagnostics.
+func (c *Connection) Describe() string {
+	if c.resolveErr != nil {
+		return c.resolveErr.Error()
+	}
+	_, src, err := Resolve(c.opts)
+	if err != nil {
+		return err.Error()
+	}
+	return src.String()
+}
+
+// Clients connects when called first and checks that the API server answers.
+// A failure is not cached, so a cluster that comes up later is found by the next call.
+func (c *Connection) Clients(ctx context.Context) (*Clients, error) {
+	if c.resolveErr != nil {
+		return nil, c.resolveErr
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.clients != nil {
+		return c.clients, nil
+	}
+	cfg, src, err := Resolve(c.opts)
+	if err != nil {
+		return nil, err
+	}
+	// Terraform runs many resources in parallel; the client-go defaults (5 QPS) would serialize them.
+	cfg.QPS = 50
+	cfg.Burst = 100
+	kc, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("create Kubernetes client for %s: %w", src, err)
+	}
+	dc, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("create dynamic client for %s: %w", src, err)
+	}
+	cached := memory.NewMemCacheClient(kc.Discovery())
+	version, err := probe(ctx, kc, c.probeTimout)
+	if err != nil {
+		return nil, &UnreachableError{Source: src, Err: err}
+	}
+	c.clients = &Clients{
+		Config:        cfg,
+		Source:        src,
+		Kubernetes:    kc,
+		Dynamic:       dc,
+		Discovery:     cached,
+		Mapper:        restmapper.NewDeferredDiscoveryRESTMapper(cached),
+		ServerVersion: version,
+	}
+	return c.clients, nil
+}
+
+func probe(ctx context.Context, kc kubernetes.Interface, timeout time.Duration) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	body, err := kc.Discovery().RESTClient().Get().AbsPath("/version").Do(ctx).Raw()
+	if err != nil {
+		return "", err
+	}
+	v, err := parseVersion(body)
+	if err != nil {
+		return "", fmt.Errorf("read server version: %w", err)
+	}
+	return v, nil
+}
+
+// UnreachableError reports a cluster that did not answer.
+type UnreachableError struct {
+	Source Source
+	Err    error
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("the Kubernetes API server at %s did not answer: %v", e.Source, e.Err)
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Err }

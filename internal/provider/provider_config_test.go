@@ -1,0 +1,145 @@
+package provider
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+)
+
+const clusterDataConfig = `
+data "gitlabk8s_cluster" "this" {}
+`
+
+func clusterChecks(contextName, username string) []statecheck.StateCheck {
+	return []statecheck.StateCheck{
+		statecheck.ExpectKnownValue("data.gitlabk8s_cluster.this", tfjsonpath.New("context"), knownvalue.StringExact(contextName)),
+		statecheck.ExpectKnownValue("data.gitlabk8s_cluster.this", tfjsonpath.New("username"), knownvalue.StringExact(username)),
+		statecheck.ExpectKnownValue("data.gitlabk8s_cluster.this", tfjsonpath.New("server_version"), knownvalue.StringRegexp(regexp.MustCompile(`^v1\.\d+\.\d+`))),
+	}
+}
+
+func TestAccProvider_kubeconfigEnvironmentVariable(t *testing.T) {
+	c := testAccCluster(t)
+	// A colon-separated list, merged the way kubectl merges it: the missing first file is skipped.
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "missing")+string(os.PathListSeparator)+c.Kubeconfig)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:            `provider "gitlabk8s" {}` + clusterDataConfig,
+			ConfigStateChecks: clusterChecks("admin", "admin"),
+		}},
+	})
+}
+
+func TestAccProvider_configPathAndContext(t *testing.T) {
+	c := testAccCluster(t)
+	t.Setenv("KUBECONFIG", "")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: fmt.Sprintf(`
+provider "gitlabk8s" {
+  config_path    = %q
+  config_context = "ci-job"
+}`, c.Kubeconfig) + clusterDataConfig,
+			ConfigStateChecks: clusterChecks("ci-job", "ci-job"),
+		}},
+	})
+}
+
+func TestAccProvider_explicitHostTokenAndCA(t *testing.T) {
+	c := testAccCluster(t)
+	t.Setenv("KUBECONFIG", "")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: fmt.Sprintf(`
+provider "gitlabk8s" {
+  host                   = %q
+  token                  = %q
+  cluster_ca_certificate = file(%q)
+}`, c.Host, c.AdminToken, c.CAFile) + clusterDataConfig,
+			ConfigStateChecks: append(clusterChecks("", "admin"),
+				statecheck.ExpectKnownValue("data.gitlabk8s_cluster.this", tfjsonpath.New("host"), knownvalue.StringExact(c.Host))),
+		}},
+	})
+}
+
+func TestAccProvider_environmentVariableFallbacks(t *testing.T) {
+	c := testAccCluster(t)
+	ca, err := os.ReadFile(c.CAFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("KUBECONFIG", "")
+	t.Setenv("GITLABK8S_HOST", c.Host)
+	t.Setenv("GITLABK8S_TOKEN", c.CIJobToken)
+	t.Setenv("GITLABK8S_CLUSTER_CA_CERTIFICATE", string(ca))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:            `provider "gitlabk8s" {}` + clusterDataConfig,
+			ConfigStateChecks: clusterChecks("", "ci-job"),
+		}},
+	})
+}
+
+func TestAccProvider_missingKubeconfig(t *testing.T) {
+	testAccCluster(t)
+	missing := filepath.Join(t.TempDir(), "nope", "kubeconfig")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      fmt.Sprintf(`provider "gitlabk8s" { config_path = %q }`, missing) + clusterDataConfig,
+			ExpectError: regexp.MustCompile(`(?s)Invalid Kubernetes Configuration.*config_path.*` + regexp.QuoteMeta(filepath.Base(filepath.Dir(missing)))),
+		}},
+	})
+}
+
+func TestAccProvider_unknownContext(t *testing.T) {
+	testAccCluster(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      `provider "gitlabk8s" { config_context = "my-group/agent-config:review" }` + clusterDataConfig,
+			ExpectError: regexp.MustCompile(`(?s)context "my-group/agent-config:review" does not exist.*available contexts: "admin", "ci-job"`),
+		}},
+	})
+}
+
+func TestAccProvider_unreachableClusterNamesHostAndContext(t *testing.T) {
+	c := testAccCluster(t)
+	// A kubeconfig whose context points at a loopback port nothing listens on.
+	dead := filepath.Join(t.TempDir(), "kubeconfig")
+	kubeconfig := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: gone
+  cluster: {server: "https://127.0.0.1:1", insecure-skip-tls-verify: true}
+users:
+- name: someone
+  user: {token: not-a-secret}
+contexts:
+- name: gone-cluster
+  context: {cluster: gone, user: someone}
+current-context: gone-cluster
+`)
+	if err := os.WriteFile(dead, []byte(kubeconfig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("KUBECONFIG", dead+string(os.PathListSeparator)+c.Kubeconfig)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      `provider "gitlabk8s" {}` + clusterDataConfig,
+			ExpectError: regexp.MustCompile(`(?s)Unable to Reach Kubernetes Cluster.*https://127\.0\.0\.1:1.*context\s+"gone-cluster"`),
+		}},
+	})
+}
