@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Stops the local cluster started by cluster-up.sh and, unless KEEP_STATE=1, wipes its state
+# folder. Idempotent: stopping a stopped cluster succeeds. Reads the same settings as
+# cluster-up.sh (GITLABK8S_CLUSTER_DIR, ...).
+set -euo pipefail
+scripts="$(cd "$(dirname "$0")" && pwd)"
+# shellcheck source=lib.sh
+source "$scripts/lib.sh"
+# shellcheck source=cluster/common.sh
+source "$scripts/cluster/common.sh"
+
+# Seconds between SIGTERM and SIGKILL. The API server and etcd flush state on SIGTERM, so they
+# get the time they usually need; nothing here holds data worth waiting longer for.
+STOP_TIMEOUT="${GITLABK8S_STOP_TIMEOUT:-20}"
+
+if [ ! -d "$CLUSTER_DIR" ]; then
+  log "no cluster state at $CLUSTER_DIR: nothing to stop"
+  exit 0
+fi
+lock_cluster
+
+# stop_pid NAME PID: SIGTERM, then SIGKILL once STOP_TIMEOUT has passed.
+stop_pid() {
+  local name="$1" pid="$2" deadline=$((SECONDS + STOP_TIMEOUT))
+  log "stopping $name (pid $pid)"
+  kill -TERM "$pid" 2>/dev/null || return 0
+  while kill -0 "$pid" 2>/dev/null; do
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      log "$name did not exit within ${STOP_TIMEOUT}s of SIGTERM: sending SIGKILL"
+      kill -KILL "$pid" 2>/dev/null || true
+      sleep 0.2
+      break
+    fi
+    sleep 0.2
+  done
+}
+
+# Reverse start order: clients of the API server first, etcd last.
+for ((i = ${#COMPONENTS[@]} - 1; i >= 0; i--)); do
+  name="${COMPONENTS[i]}"
+  if pid="$(component_pid "$name")"; then
+    stop_pid "$name" "$pid"
+  fi
+  rm -f "$PID_DIR/$name.pid"
+done
+
+# Processes whose pid file was lost (a crashed cluster-up, a deleted pids folder) still name the
+# state folder on their command line.
+for pid in $(stray_pids); do
+  stop_pid "$(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline" | cut -d' ' -f1)" "$pid"
+done
+remaining="$(stray_pids)"
+if [ -n "$remaining" ]; then
+  echo "cluster-down: processes still running for $CLUSTER_DIR:" >&2
+  for pid in $remaining; do ps -o pid=,args= -p "$pid" >&2 || true; done
+  exit 1
+fi
+
+if [ "${KEEP_STATE:-0}" = 1 ]; then
+  log "cluster stopped; state kept in $CLUSTER_DIR (cluster-up restarts it)"
+elif [ -f "$MARKER_FILE" ]; then
+  # The lock file stays: another cluster-up may be waiting on it right now.
+  find "$CLUSTER_DIR" -mindepth 1 -maxdepth 1 ! -name .lock -exec rm -rf {} +
+  log "cluster stopped; state wiped from $CLUSTER_DIR"
+else
+  log "cluster stopped; $CLUSTER_DIR has no $(basename "$MARKER_FILE") marker, so it was left as is"
+fi

@@ -1,0 +1,310 @@
+#!/usr/bin/env bash
+# Starts a local Kubernetes control plane for tests and demos: etcd, kube-apiserver,
+# kube-controller-manager, kube-scheduler, and kwok playing the kubelet of one fake node.
+# Everything listens on loopback only and lives in one state folder. Idempotent: a running
+# cluster is left alone, a stopped one (KEEP_STATE=1 cluster-down) restarts with its data.
+#
+# Settings (environment):
+#   GITLABK8S_CLUSTER_DIR     state folder (default: <repo>/.cluster)
+#   GITLABK8S_APISERVER_PORT  API server port (default: 16443)
+#   GITLABK8S_ETCD_PORT       etcd client port (default: 12379); the peer port is the next one
+#   GITLABK8S_CLUSTER_TIMEOUT seconds allowed for each readiness wait (default: 120)
+#   GITLABK8S_BIN_DIR         where built binaries live (default: <repo>/bin)
+#
+# It writes $GITLABK8S_CLUSTER_DIR/kubeconfig (contexts admin, current, and ci-job) and
+# $GITLABK8S_CLUSTER_DIR/env (shell-sourceable: KUBECONFIG, host, tokens, CA path, kubectl).
+set -euo pipefail
+scripts="$(cd "$(dirname "$0")" && pwd)"
+# shellcheck source=lib.sh
+source "$scripts/lib.sh"
+# shellcheck source=cluster/common.sh
+source "$scripts/cluster/common.sh"
+
+case "$CLUSTER_DIR" in *"'"* | *" "*)
+  echo "GITLABK8S_CLUSTER_DIR must not contain quotes or spaces: $CLUSTER_DIR" >&2
+  exit 1 ;;
+esac
+
+lock_cluster
+
+if cluster_running; then
+  log "cluster already running: $APISERVER_URL (state in $CLUSTER_DIR)"
+  exit 0
+fi
+
+# --- binaries -----------------------------------------------------------------------------------
+
+if ! command -v etcd >/dev/null 2>&1; then
+  log "installing etcd (Debian package etcd-server)"
+  sudo=()
+  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo[@]}" apt-get install -y --no-install-recommends etcd-server ||
+    { "${sudo[@]}" apt-get update && "${sudo[@]}" apt-get install -y --no-install-recommends etcd-server; }
+fi
+ETCD="$(command -v etcd)"
+kube_bin="$("$scripts/build-kubernetes.sh")"
+KWOK="$("$scripts/build-kwok.sh")"
+KUBECTL="$kube_bin/kubectl"
+
+# --- credentials --------------------------------------------------------------------------------
+
+mkdir -p "$PKI_DIR" "$LOG_DIR" "$PID_DIR" "$CLUSTER_DIR/kubeconfigs"
+touch "$MARKER_FILE"
+# Keys and tokens are secrets even on a test machine: keep them private to the user.
+chmod 700 "$PKI_DIR" "$CLUSTER_DIR/kubeconfigs"
+
+# Our own openssl config, so the result does not depend on the distribution's openssl.cnf.
+write_openssl_config() {
+  cat >"$PKI_DIR/openssl.cnf" <<'CNF'
+[req]
+distinguished_name = dn
+prompt = no
+[dn]
+CN = placeholder
+[v3_ca]
+basicConstraints = critical, CA:TRUE
+keyUsage = critical, keyCertSign, cRLSign, digitalSignature
+subjectKeyIdentifier = hash
+[v3_server]
+basicConstraints = critical, CA:FALSE
+keyUsage = critical, digitalSignature, keyEncipherment
+extendedKeyUsage = serverAuth
+subjectAltName = IP:127.0.0.1, DNS:localhost, IP:10.96.0.1, DNS:kubernetes, DNS:kubernetes.default, DNS:kubernetes.default.svc, DNS:kubernetes.default.svc.cluster.local
+CNF
+}
+
+if [ ! -s "$PKI_DIR/ca.crt" ] || [ ! -s "$PKI_DIR/apiserver.crt" ] || [ ! -s "$PKI_DIR/sa.pub" ]; then
+  log "generating certificates and keys in $PKI_DIR"
+  (
+    umask 077
+    cd "$PKI_DIR"
+    write_openssl_config
+    openssl req -x509 -newkey rsa:2048 -nodes -sha256 -days 3650 -config openssl.cnf -extensions v3_ca \
+      -subj "/CN=gitlabk8s-local-ca" -keyout ca.key -out ca.crt 2>/dev/null
+    # The API server's serving certificate, signed by that CA, so clients verify TLS.
+    openssl req -newkey rsa:2048 -nodes -sha256 -config openssl.cnf \
+      -subj "/CN=kube-apiserver" -keyout apiserver.key -out apiserver.csr 2>/dev/null
+    openssl x509 -req -sha256 -days 3650 -in apiserver.csr -CA ca.crt -CAkey ca.key -CAcreateserial \
+      -extfile openssl.cnf -extensions v3_server -out apiserver.crt 2>/dev/null
+    rm -f apiserver.csr
+    # Service-account tokens are signed with this key and checked with its public half.
+    openssl genrsa -out sa.key 2048 2>/dev/null
+    openssl rsa -in sa.key -pubout -out sa.pub 2>/dev/null
+  )
+fi
+
+# Static tokens: the simplest way to get both an all-powerful and a restricted identity.
+# Format: token,user,uid,"group,group".
+if [ ! -s "$PKI_DIR/tokens.csv" ]; then
+  (
+    umask 077
+    {
+      echo "$(openssl rand -hex 24),admin,admin,\"system:masters\""
+      echo "$(openssl rand -hex 24),ci-job,ci-job"
+      echo "$(openssl rand -hex 24),system:kube-controller-manager,system:kube-controller-manager"
+      echo "$(openssl rand -hex 24),system:kube-scheduler,system:kube-scheduler"
+      # kwok writes node and pod status, leases and deletes pods: give it the run of the cluster.
+      echo "$(openssl rand -hex 24),kwok,kwok,\"system:masters\""
+    } >"$PKI_DIR/tokens.csv.tmp"
+    mv "$PKI_DIR/tokens.csv.tmp" "$PKI_DIR/tokens.csv"
+  )
+fi
+token_of() { awk -F, -v user="$1" '$2 == user {print $1}' "$PKI_DIR/tokens.csv"; }
+ADMIN_TOKEN="$(token_of admin)"
+CI_JOB_TOKEN="$(token_of ci-job)"
+
+# write_kubeconfig FILE CURRENT-CONTEXT USER=TOKEN... writes a kubeconfig with one context per
+# user. The CA is embedded, so the file works wherever it is copied, and TLS is always verified.
+write_kubeconfig() {
+  local file="$1" current="$2" ca_data pair
+  shift 2
+  ca_data="$(base64 -w0 <"$PKI_DIR/ca.crt")"
+  (
+    umask 077
+    {
+      echo "apiVersion: v1"
+      echo "kind: Config"
+      echo "clusters:"
+      echo "- name: gitlabk8s-local"
+      echo "  cluster:"
+      echo "    server: $APISERVER_URL"
+      echo "    certificate-authority-data: $ca_data"
+      echo "contexts:"
+      for pair in "$@"; do
+        echo "- name: ${pair%%=*}"
+        echo "  context:"
+        echo "    cluster: gitlabk8s-local"
+        echo "    user: ${pair%%=*}"
+        echo "    namespace: default"
+      done
+      echo "current-context: $current"
+      echo "users:"
+      for pair in "$@"; do
+        echo "- name: ${pair%%=*}"
+        echo "  user:"
+        echo "    token: ${pair#*=}"
+      done
+      echo "preferences: {}"
+    } >"$file.tmp"
+    mv "$file.tmp" "$file"
+  )
+}
+write_kubeconfig "$KUBECONFIG_FILE" admin "admin=$ADMIN_TOKEN" "ci-job=$CI_JOB_TOKEN"
+for user in system:kube-controller-manager system:kube-scheduler kwok; do
+  write_kubeconfig "$CLUSTER_DIR/kubeconfigs/${user#system:}.yaml" "${user#system:}" "${user#system:}=$(token_of "$user")"
+done
+
+# --- processes ----------------------------------------------------------------------------------
+
+# fail_with_log NAME MESSAGE prints why the cluster did not come up and the end of NAME's log.
+fail_with_log() {
+  local name="$1"
+  shift
+  {
+    echo
+    echo "cluster-up: $*"
+    echo "---- last lines of $LOG_DIR/$name.log ----"
+    tail -n 40 "$LOG_DIR/$name.log" 2>/dev/null || echo "(no log)"
+    echo "----"
+  } >&2
+  exit 1
+}
+
+# start NAME COMMAND... starts a component unless it already runs. setsid puts it in its own
+# session, so neither Ctrl-C in the calling shell nor the end of the test process that ran us
+# reaches it; all its file descriptors point at /dev/null or its log, so callers capturing our
+# output do not wait on it (fd 9 is the lock, which it must not inherit).
+start() {
+  local name="$1" pid
+  shift
+  if pid="$(component_pid "$name")"; then
+    log "$name already running (pid $pid)"
+    return 0
+  fi
+  log "starting $name (log: $LOG_DIR/$name.log)"
+  printf '\n==== %s starting %s\n' "$(date -u +%FT%TZ)" "$name" >>"$LOG_DIR/$name.log"
+  setsid "$@" </dev/null >>"$LOG_DIR/$name.log" 2>&1 9>&- &
+  echo "$!" >"$PID_DIR/$name.pid"
+}
+
+# wait_until NAME WHAT COMMAND... retries COMMAND until it succeeds, failing early when NAME's
+# process has died and after CLUSTER_TIMEOUT seconds otherwise.
+wait_until() {
+  local name="$1" what="$2" deadline=$((SECONDS + CLUSTER_TIMEOUT))
+  shift 2
+  until "$@" >/dev/null 2>&1; do
+    component_pid "$name" >/dev/null || fail_with_log "$name" "$name exited while waiting for $what"
+    [ "$SECONDS" -lt "$deadline" ] || fail_with_log "$name" "timed out after ${CLUSTER_TIMEOUT}s waiting for $what"
+    sleep 0.5
+  done
+  log "$what"
+}
+
+kubectl() { "$KUBECTL" --kubeconfig "$KUBECONFIG_FILE" --context admin "$@"; }
+
+start etcd "$ETCD" \
+  --name=gitlabk8s \
+  --data-dir="$CLUSTER_DIR/etcd" \
+  --listen-client-urls="http://127.0.0.1:$ETCD_PORT" \
+  --advertise-client-urls="http://127.0.0.1:$ETCD_PORT" \
+  --listen-peer-urls="http://127.0.0.1:$ETCD_PEER_PORT" \
+  --initial-advertise-peer-urls="http://127.0.0.1:$ETCD_PEER_PORT" \
+  --initial-cluster="gitlabk8s=http://127.0.0.1:$ETCD_PEER_PORT" \
+  --logger=zap
+wait_until etcd "etcd healthy on 127.0.0.1:$ETCD_PORT" \
+  curl -fsS --max-time 3 "http://127.0.0.1:$ETCD_PORT/health"
+
+service_cidr=10.96.0.0/16
+# --advertise-address and --endpoint-reconciler-type=none: the default would advertise the host's
+# outward IP (nothing listens there) and Endpoints may not hold a loopback address anyway.
+start kube-apiserver "$kube_bin/kube-apiserver" \
+  --etcd-servers="http://127.0.0.1:$ETCD_PORT" \
+  --bind-address=127.0.0.1 \
+  --secure-port="$APISERVER_PORT" \
+  --advertise-address=127.0.0.1 \
+  --endpoint-reconciler-type=none \
+  --cert-dir="$PKI_DIR/apiserver-generated" \
+  --tls-cert-file="$PKI_DIR/apiserver.crt" \
+  --tls-private-key-file="$PKI_DIR/apiserver.key" \
+  --client-ca-file="$PKI_DIR/ca.crt" \
+  --token-auth-file="$PKI_DIR/tokens.csv" \
+  --authorization-mode=Node,RBAC \
+  --service-account-issuer=https://kubernetes.default.svc.cluster.local \
+  --service-account-key-file="$PKI_DIR/sa.pub" \
+  --service-account-signing-key-file="$PKI_DIR/sa.key" \
+  --service-cluster-ip-range="$service_cidr" \
+  --allow-privileged=true \
+  --feature-gates=WatchList=false \
+  --profiling=false
+wait_until kube-apiserver "kube-apiserver ready at $APISERVER_URL" apiserver_ready
+
+start kube-controller-manager "$kube_bin/kube-controller-manager" \
+  --kubeconfig="$CLUSTER_DIR/kubeconfigs/kube-controller-manager.yaml" \
+  --leader-elect=false \
+  --secure-port=0 \
+  --service-account-private-key-file="$PKI_DIR/sa.key" \
+  --root-ca-file="$PKI_DIR/ca.crt" \
+  --use-service-account-credentials=true \
+  --cluster-signing-cert-file="$PKI_DIR/ca.crt" \
+  --cluster-signing-key-file="$PKI_DIR/ca.key" \
+  --service-cluster-ip-range="$service_cidr" \
+  --profiling=false
+
+start kube-scheduler "$kube_bin/kube-scheduler" \
+  --kubeconfig="$CLUSTER_DIR/kubeconfigs/kube-scheduler.yaml" \
+  --leader-elect=false \
+  --secure-port=0 \
+  --profiling=false
+
+# The node and the ci-job RBAC; apply leaves them untouched when they already match.
+kubectl apply -f "$scripts/cluster/manifests/node.yaml" -f "$scripts/cluster/manifests/rbac-ci-job.yaml" >/dev/null
+
+# kwok: --node-lease-duration-seconds makes it renew the node's Lease, a heartbeat frequent
+# enough for the controller manager; without it the node flaps NotReady every minute. A Lease
+# left by an earlier kwok would hold the new one off until it expires, so drop it first.
+# Its stages are kwok's default fast ones plus our failure stages (scripts/cluster/kwok/); giving
+# any stage replaces all of kwok's built-in ones. KWOK_WORKDIR keeps ~/.kwok out of the picture.
+if ! component_pid kwok >/dev/null; then
+  kubectl -n kube-node-lease delete lease kwok-node-0 --ignore-not-found >/dev/null
+fi
+stage_flags=()
+for f in "$scripts"/cluster/kwok/*.yaml; do stage_flags+=("--config=$f"); done
+start kwok env KWOK_WORKDIR="$CLUSTER_DIR/kwok" "$KWOK" \
+  --kubeconfig="$CLUSTER_DIR/kubeconfigs/kwok.yaml" \
+  --manage-all-nodes=false \
+  --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
+  --node-lease-duration-seconds=40 \
+  --cidr=10.244.0.1/16 \
+  --node-ip=10.240.0.1 \
+  "${stage_flags[@]}"
+
+node_ready() {
+  [ "$(kubectl get node kwok-node-0 -o 'jsonpath={.status.conditions[?(@.type=="Ready")].status}')" = True ]
+}
+wait_until kwok "node kwok-node-0 Ready" node_ready
+# Pods cannot be created in a namespace before its default ServiceAccount exists.
+wait_until kube-controller-manager "ServiceAccount default/default exists" \
+  kubectl -n default get serviceaccount default
+
+# --- files for clients --------------------------------------------------------------------------
+
+(
+  umask 077
+  cat >"$ENV_FILE.tmp" <<ENV
+# Written by scripts/cluster-up.sh. Source it to talk to the local cluster.
+export GITLABK8S_CLUSTER_DIR='$CLUSTER_DIR'
+export KUBECONFIG='$KUBECONFIG_FILE'
+export GITLABK8S_KUBE_HOST='$APISERVER_URL'
+export GITLABK8S_KUBE_CA_FILE='$PKI_DIR/ca.crt'
+export GITLABK8S_ADMIN_TOKEN='$ADMIN_TOKEN'
+export GITLABK8S_CI_JOB_TOKEN='$CI_JOB_TOKEN'
+export GITLABK8S_KUBECTL='$KUBECTL'
+ENV
+  mv "$ENV_FILE.tmp" "$ENV_FILE"
+)
+
+log "cluster ready: $APISERVER_URL"
+log "  kubeconfig: $KUBECONFIG_FILE (contexts admin, ci-job)"
+log "  env:        source $ENV_FILE"
+log "  kubectl:    $scripts/kubectl.sh get nodes"
