@@ -4,6 +4,7 @@
 # pkg@version` refuses modules with replace directives, so a throwaway builder module requires
 # OpenTofu and repeats that replace. Prints the path of the binary.
 set -euo pipefail
+# shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"
 
 out="$BIN_DIR/opentofu-$OPENTOFU_VERSION"
