@@ -1,0 +1,14 @@
+output "namespace" {
+  description = "Namespace of the environment."
+  value       = gitlabk8s_environment.review.namespace
+}
+
+output "release_revision" {
+  description = "Helm revision of the deployed release."
+  value       = gitlabk8s_release.app.revision
+}
+
+output "release_status" {
+  description = "Helm status of the release, \"deployed\" after a successful apply."
+  value       = gitlabk8s_release.app.status
+}

@@ -1,0 +1,16 @@
+variable "kube_context" {
+  description = "Kubeconfig context of the GitLab agent for Kubernetes: \"<agent configuration project path>:<agent name>\"."
+  type        = string
+}
+
+variable "environment_name" {
+  description = "GitLab environment name, e.g. \"review/my-branch\"; the pipeline passes $CI_ENVIRONMENT_NAME."
+  type        = string
+}
+
+variable "api_key" {
+  description = "Secret passed to the application; it never shows in a plan or a job log. Set it as a masked CI/CD variable TF_VAR_api_key."
+  type        = string
+  default     = ""
+  sensitive   = true
+}
