@@ -1,0 +1,241 @@
+package chart
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+
+	helmchart "helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/engine"
+	"helm.sh/helm/v3/pkg/releaseutil"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+)
+
+// notesFileSuffix names the template Helm prints after an install instead
+// of applying it.
+const notesFileSuffix = "NOTES.txt"
+
+// RenderOptions are what .Release and .Capabilities hold while rendering.
+type RenderOptions struct {
+	ReleaseName string
+	Namespace   string
+	// KubeVersion is the cluster's version ("v1.37.2", the server's
+	// gitVersion); empty means Helm's default.
+	KubeVersion string
+	// APIVersions, when set, is the complete .Capabilities.APIVersions, as
+	// Helm reads it from the cluster's discovery (action.GetVersionSet).
+	// Empty means Helm's default set, [DefaultAPIVersions].
+	APIVersions []string
+	// IsUpgrade renders as helm upgrade does (.Release.IsUpgrade); else as
+	// helm install (.Release.IsInstall).
+	IsUpgrade bool
+	// Revision is .Release.Revision: 1 for an install, the last revision
+	// plus one for an upgrade. Zero means 1.
+	Revision int
+}
+
+// Rendered is a chart rendered as Helm's install or upgrade would render it.
+type Rendered struct {
+	// Objects are the objects Helm applies, in Helm's install order.
+	Objects []manifest.Object
+	// Hooks are the hook objects (helm.sh/hook annotation), in file order.
+	Hooks []manifest.Object
+	// CRDs are the objects in the crds/ directories of the chart and its
+	// subcharts, which Helm creates before anything else on install.
+	CRDs []manifest.Object
+	// Manifest is the text Helm hands to a post-renderer and stores in the
+	// release: "---\n# Source: <file>\n<document>\n" per object, in install
+	// order, without hooks and CRDs.
+	Manifest string
+	// Notes is the rendered NOTES.txt of the top chart. It may contain
+	// sensitive values.
+	Notes string
+}
+
+// DefaultAPIVersions returns Helm's default .Capabilities.APIVersions, the
+// API versions compiled into Helm, for rendering without a cluster.
+func DefaultAPIVersions() []string {
+	return append([]string(nil), chartutil.DefaultVersionSet...)
+}
+
+// Render renders l with values, offline: no cluster is contacted, lookup
+// returns an empty result, and nothing but the chart, values and o goes in.
+// Template errors keep Helm's "template: <chart>/templates/<file>:<line>"
+// position; other errors name the file they come from. values is not
+// changed, nor is l, so one Loaded renders any number of times.
+func Render(ctx context.Context, l *Loaded, values map[string]any, o RenderOptions) (*Rendered, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := ValidateReleaseName(o.ReleaseName); err != nil {
+		return nil, err
+	}
+	caps, err := capabilities(o)
+	if err != nil {
+		return nil, err
+	}
+	ch := copyChart(l.Chart)
+	name := ch.Name()
+	if constraint := ch.Metadata.KubeVersion; constraint != "" && !chartutil.IsCompatibleRange(constraint, caps.KubeVersion.String()) {
+		return nil, fmt.Errorf("chart %s requires kubeVersion %s, which Kubernetes %s does not satisfy", name, constraint, caps.KubeVersion.String())
+	}
+
+	vals := map[string]any{}
+	if values != nil {
+		vals = copyValue(values).(map[string]any)
+	}
+	if err := chartutil.ProcessDependenciesWithMerge(ch, vals); err != nil {
+		return nil, fmt.Errorf("chart %s: dependencies: %w", name, err)
+	}
+	revision := o.Revision
+	if revision == 0 {
+		revision = 1
+	}
+	releaseOptions := chartutil.ReleaseOptions{
+		Name:      o.ReleaseName,
+		Namespace: o.Namespace,
+		Revision:  revision,
+		IsUpgrade: o.IsUpgrade,
+		IsInstall: !o.IsUpgrade,
+	}
+	renderValues, err := chartutil.ToRenderValuesWithSchemaValidation(ch, vals, releaseOptions, caps, false)
+	if err != nil {
+		return nil, fmt.Errorf("chart %s: values: %w", name, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	files, err := engine.Engine{}.Render(ch, renderValues)
+	if err != nil {
+		return nil, fmt.Errorf("render chart %s: %w", name, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	out := &Rendered{Notes: takeNotes(files, name)}
+	hooks, manifests, err := releaseutil.SortManifests(files, nil, releaseutil.InstallOrder)
+	if err != nil {
+		return nil, fmt.Errorf("render chart %s: %w", name, err)
+	}
+
+	var text strings.Builder
+	for _, m := range manifests {
+		fmt.Fprintf(&text, "---\n# Source: %s\n%s\n", m.Name, m.Content)
+		objs, err := manifest.SplitDocuments(m.Content)
+		if err != nil {
+			return nil, fmt.Errorf("render chart %s: %s: %w", name, m.Name, err)
+		}
+		out.Objects = append(out.Objects, objs...)
+	}
+	out.Manifest = text.String()
+
+	for _, h := range hooks {
+		objs, err := manifest.SplitDocuments(h.Manifest)
+		if err != nil {
+			return nil, fmt.Errorf("render chart %s: hook %s: %w", name, h.Path, err)
+		}
+		out.Hooks = append(out.Hooks, objs...)
+	}
+
+	for _, crd := range ch.CRDObjects() {
+		objs, err := manifest.SplitDocuments(string(crd.File.Data))
+		if err != nil {
+			return nil, fmt.Errorf("chart %s: %s: %w", name, crd.Filename, err)
+		}
+		out.CRDs = append(out.CRDs, objs...)
+	}
+	return out, nil
+}
+
+// takeNotes removes every NOTES.txt from files, as Helm does, and returns
+// the top chart's.
+func takeNotes(files map[string]string, chartName string) string {
+	var notes string
+	for file, content := range files {
+		if strings.HasSuffix(file, notesFileSuffix) {
+			if file == path.Join(chartName, "templates", notesFileSuffix) {
+				notes = content
+			}
+			delete(files, file)
+		}
+	}
+	return notes
+}
+
+// capabilities builds .Capabilities from o the way Helm's install builds it
+// from a cluster.
+func capabilities(o RenderOptions) (*chartutil.Capabilities, error) {
+	caps := chartutil.DefaultCapabilities.Copy()
+	if o.KubeVersion != "" {
+		parsed, err := chartutil.ParseKubeVersion(o.KubeVersion)
+		if err != nil {
+			return nil, fmt.Errorf("kubernetes version %q: %w", o.KubeVersion, err)
+		}
+		version := o.KubeVersion
+		if !strings.HasPrefix(version, "v") {
+			version = "v" + version
+		}
+		caps.KubeVersion = chartutil.KubeVersion{Version: version, Major: parsed.Major, Minor: parsed.Minor}
+	}
+	if len(o.APIVersions) > 0 {
+		caps.APIVersions = append(chartutil.VersionSet(nil), o.APIVersions...)
+	}
+	return caps, nil
+}
+
+// copyChart copies what processing dependencies changes (the dependency
+// lists, their enabled flags and the values), so the caller's chart stays
+// as loaded. Templates and files are shared: nothing writes them.
+func copyChart(ch *helmchart.Chart) *helmchart.Chart {
+	out := *ch
+	if ch.Metadata != nil {
+		metadata := *ch.Metadata
+		metadata.Dependencies = make([]*helmchart.Dependency, len(ch.Metadata.Dependencies))
+		for i, dep := range ch.Metadata.Dependencies {
+			d := *dep
+			d.Tags = append([]string(nil), dep.Tags...)
+			d.ImportValues = append([]any(nil), dep.ImportValues...)
+			metadata.Dependencies[i] = &d
+		}
+		if ch.Metadata.Dependencies == nil {
+			metadata.Dependencies = nil
+		}
+		out.Metadata = &metadata
+	}
+	if ch.Values != nil {
+		out.Values = copyValue(ch.Values).(map[string]any)
+	}
+	deps := make([]*helmchart.Chart, len(ch.Dependencies()))
+	for i, dep := range ch.Dependencies() {
+		deps[i] = copyChart(dep)
+	}
+	out.SetDependencies(deps...)
+	return &out
+}
+
+// copyValue deep-copies the maps and slices of a values tree.
+func copyValue(value any) any {
+	switch v := value.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for key, elem := range v {
+			out[key] = copyValue(elem)
+		}
+		return out
+	case chartutil.Values:
+		return copyValue(map[string]any(v))
+	case []any:
+		out := make([]any, len(v))
+		for i, elem := range v {
+			out[i] = copyValue(elem)
+		}
+		return out
+	default:
+		return value
+	}
+}

@@ -1,0 +1,160 @@
+package chart
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/strvals"
+)
+
+// Values are the user-supplied values of a release, merged the way helm
+// merges -f files, --set and --set-string.
+type Values struct {
+	// Documents are YAML mappings, merged in order: maps merge key by key,
+	// anything else in a later document replaces the earlier value.
+	Documents []string
+	// Set maps a Helm value path ("image.tag", "env[0].name",
+	// "podAnnotations.example\.com/team") to a value typed as helm --set
+	// types it: true/false, null, integers without leading zeros, else a
+	// string. The value is taken literally: commas, braces and backslashes
+	// are part of it.
+	Set map[string]string
+	// SetSensitive is like Set, but its values are always strings (helm
+	// --set-string) and never appear in errors.
+	SetSensitive map[string]string
+}
+
+// MergeValues merges v into the values map Helm renders with: Documents in
+// order, then Set, then SetSensitive, each key path in lexical order.
+// Errors name the document (values[i], counted from 0) and line, or the
+// path that does not parse; they never contain a SetSensitive value.
+func MergeValues(v Values) (map[string]any, error) {
+	merged := map[string]any{}
+	for i, doc := range v.Documents {
+		values, err := chartutil.ReadValues([]byte(doc))
+		if err != nil {
+			return nil, fmt.Errorf("values[%d]: %w", i, describeYAMLError(err))
+		}
+		merged = mergeMaps(merged, values)
+	}
+	for _, key := range sortedKeys(v.Set) {
+		if err := setValue(merged, key, v.Set[key], false); err != nil {
+			return nil, fmt.Errorf("set[%q]: %w", key, err)
+		}
+	}
+	for _, key := range sortedKeys(v.SetSensitive) {
+		if err := setValue(merged, key, v.SetSensitive[key], true); err != nil {
+			return nil, fmt.Errorf("set_sensitive[%q]: %w", key, err)
+		}
+	}
+	return merged, nil
+}
+
+// setValue sets the value at path in dest, as helm --set (or --set-string
+// when asString) would for "path=value" with value escaped.
+func setValue(dest map[string]any, path, value string, asString bool) error {
+	if err := checkSetPath(path); err != nil {
+		return err
+	}
+	// Parse the path alone first, so that a path error never quotes the
+	// value.
+	if err := strvals.ParseInto(path+"=x", map[string]any{}); err != nil {
+		return fmt.Errorf("path does not parse: %w", err)
+	}
+	parse := strvals.ParseInto
+	if asString {
+		parse = strvals.ParseIntoString
+	}
+	if err := parse(path+"="+escapeSetValue(value), dest); err != nil {
+		message := err.Error()
+		if asString && value != "" {
+			message = strings.ReplaceAll(message, value, "(sensitive value)")
+		}
+		return fmt.Errorf("cannot set path: %s", message)
+	}
+	return nil
+}
+
+// checkSetPath rejects paths Helm's parser would read as more than one
+// assignment or as a path plus part of the value.
+func checkSetPath(path string) error {
+	if path == "" {
+		return errors.New("path is empty")
+	}
+	escaped := false
+	for _, r := range path {
+		switch {
+		case escaped:
+			escaped = false
+		case r == '\\':
+			escaped = true
+		case r == '=' || r == ',':
+			return fmt.Errorf("path does not parse: unescaped %q; escape it as \\%c", r, r)
+		}
+	}
+	if escaped {
+		return errors.New("path does not parse: it ends in an escaping backslash")
+	}
+	return nil
+}
+
+// escapeSetValue makes strvals take value literally: a backslash escapes
+// the next rune, a comma would start the next assignment and a leading
+// brace a list.
+func escapeSetValue(value string) string {
+	var b strings.Builder
+	b.Grow(len(value) + 2)
+	for i, r := range value {
+		if r == '\\' || r == ',' || (i == 0 && r == '{') {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// mergeMaps is helm's values merge: maps merge recursively, anything else
+// in b replaces what a has.
+func mergeMaps(a, b map[string]any) map[string]any {
+	out := make(map[string]any, len(a)+len(b))
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		if bMap, ok := v.(map[string]any); ok {
+			if aMap, ok := out[k].(map[string]any); ok {
+				out[k] = mergeMaps(aMap, bMap)
+				continue
+			}
+		}
+		out[k] = v
+	}
+	return out
+}
+
+var yamlLineError = regexp.MustCompile(`^(?:error converting YAML to JSON: )?yaml: line (\d+): (.*)$`)
+
+// describeYAMLError rewrites the YAML library's error into "line N: what".
+func describeYAMLError(err error) error {
+	message := err.Error()
+	if m := yamlLineError.FindStringSubmatch(message); m != nil {
+		return fmt.Errorf("invalid YAML at line %s: %s", m[1], m[2])
+	}
+	if strings.Contains(message, "cannot unmarshal") {
+		return errors.New("not a YAML mapping of values (a document must map keys to values)")
+	}
+	return fmt.Errorf("invalid YAML: %w", err)
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,175 @@
+package readiness
+
+import (
+	"fmt"
+	"sort"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+)
+
+// Failure is an object that will not become ready without a change.
+type Failure struct {
+	Object  string // manifest key, "Deployment.apps/web"
+	Reason  string // CamelCase, "CrashLoopBackOff", "ProgressDeadlineExceeded"
+	Message string // what failed, naming the pod and container where there is one
+}
+
+func (f Failure) String() string {
+	return fmt.Sprintf("%s: %s: %s", f.Object, f.Reason, f.Message)
+}
+
+// Progress is how far one object is: for workloads the ready and desired
+// replicas (pods, for a Job its completions), for anything else 0/1 or 1/1.
+type Progress struct {
+	Object         string
+	Ready, Desired int64
+	Status         string // kstatus status: InProgress, Current, Failed, Terminating, NotFound, Unknown
+}
+
+func (p Progress) String() string {
+	return fmt.Sprintf("%s ready %d/%d (%s)", p.Object, p.Ready, p.Desired, p.Status)
+}
+
+// Result is the state of a set of objects at one moment.
+type Result struct {
+	// Ready is true when every object is Current and nothing failed.
+	Ready bool
+	// Failures lists the failed objects, sorted by object.
+	Failures []Failure
+	// Progress has one entry per workload and per object that is not yet
+	// Current, in the order of objects.
+	Progress []Progress
+}
+
+// Evaluate computes the readiness of objects. pods are the pods of the
+// objects' namespaces (more do no harm: each workload picks its own by its
+// selector). A nil object is skipped.
+func Evaluate(objects []*unstructured.Unstructured, pods []*unstructured.Unstructured) Result {
+	result := Result{Ready: true}
+	podsByNamespace := indexPods(pods)
+	for _, obj := range objects {
+		if obj == nil {
+			continue
+		}
+		key := manifest.Key(obj.Object, obj.GetNamespace())
+		computed, err := status.Compute(obj)
+		if err != nil {
+			computed = &status.Result{Status: status.UnknownStatus, Message: err.Error()}
+		}
+		if computed.Status != status.CurrentStatus {
+			result.Ready = false
+		}
+
+		failures := podFailures(obj, podsByNamespace[obj.GetNamespace()])
+		if len(failures) == 0 && computed.Status == status.FailedStatus {
+			failures = []Failure{statusFailure(obj, computed)}
+		}
+		for i := range failures {
+			failures[i].Object = key
+		}
+		if len(failures) > 0 {
+			result.Ready = false
+			result.Failures = append(result.Failures, failures...)
+		}
+
+		if ready, desired, isWorkload := replicaProgress(obj); isWorkload {
+			result.Progress = append(result.Progress, Progress{Object: key, Ready: ready, Desired: desired, Status: computed.Status.String()})
+		} else if computed.Status != status.CurrentStatus {
+			result.Progress = append(result.Progress, Progress{Object: key, Ready: 0, Desired: 1, Status: computed.Status.String()})
+		}
+	}
+	sort.SliceStable(result.Failures, func(i, j int) bool { return result.Failures[i].Object < result.Failures[j].Object })
+	return result
+}
+
+// statusFailure describes an object kstatus found Failed, with the reason
+// of the object's own condition where kstatus generalizes it.
+func statusFailure(obj *unstructured.Unstructured, computed *status.Result) Failure {
+	if obj.GetKind() == "Job" && obj.GroupVersionKind().Group == "batch" {
+		if reason, message, ok := conditionTrue(obj, "Failed"); ok {
+			if reason == "" {
+				reason = "JobFailed"
+			}
+			return Failure{Reason: reason, Message: message}
+		}
+	}
+	failure := Failure{Reason: "Failed", Message: computed.Message}
+	for _, c := range computed.Conditions {
+		if c.Type == status.ConditionStalled && c.Status == "True" {
+			if c.Reason != "" {
+				failure.Reason = c.Reason
+			}
+			if c.Message != "" {
+				failure.Message = c.Message
+			}
+		}
+	}
+	return failure
+}
+
+// conditionTrue returns the reason and message of obj's condition of the
+// given type when its status is True.
+func conditionTrue(obj *unstructured.Unstructured, conditionType string) (reason, message string, ok bool) {
+	conditions, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
+	for _, c := range conditions {
+		condition, _ := c.(map[string]any)
+		if condition["type"] == conditionType && condition["status"] == "True" {
+			reason, _ = condition["reason"].(string)
+			message, _ = condition["message"].(string)
+			return reason, message, true
+		}
+	}
+	return "", "", false
+}
+
+// replicaProgress returns the ready and desired pods of a workload.
+func replicaProgress(obj *unstructured.Unstructured) (ready, desired int64, isWorkload bool) {
+	group := obj.GroupVersionKind().Group
+	switch {
+	case group == "apps" && obj.GetKind() == "Deployment":
+		desired = intField(obj, 1, "spec", "replicas")
+		ready = min(intField(obj, 0, "status", "updatedReplicas"), intField(obj, 0, "status", "availableReplicas"))
+	case group == "apps" && obj.GetKind() == "StatefulSet":
+		desired = intField(obj, 1, "spec", "replicas")
+		ready = intField(obj, 0, "status", "readyReplicas")
+		if revision, _, _ := unstructured.NestedString(obj.Object, "status", "updateRevision"); revision != "" {
+			ready = min(ready, intField(obj, 0, "status", "updatedReplicas"))
+		}
+	case group == "apps" && obj.GetKind() == "DaemonSet":
+		desired = intField(obj, 0, "status", "desiredNumberScheduled")
+		ready = min(intField(obj, 0, "status", "updatedNumberScheduled"), intField(obj, 0, "status", "numberAvailable"))
+	case group == "apps" && obj.GetKind() == "ReplicaSet":
+		desired = intField(obj, 1, "spec", "replicas")
+		ready = intField(obj, 0, "status", "availableReplicas")
+	case group == "batch" && obj.GetKind() == "Job":
+		parallelism := intField(obj, 1, "spec", "parallelism")
+		desired = intField(obj, parallelism, "spec", "completions")
+		ready = intField(obj, 0, "status", "succeeded")
+	default:
+		return 0, 0, false
+	}
+	return ready, desired, true
+}
+
+// intField reads an integer field, or def when it is absent.
+func intField(obj *unstructured.Unstructured, def int64, fields ...string) int64 {
+	value, found, err := unstructured.NestedFieldNoCopy(obj.Object, fields...)
+	if !found || err != nil {
+		return def
+	}
+	switch v := value.(type) {
+	case int64:
+		return v
+	case int:
+		return int64(v)
+	case int32:
+		return int64(v)
+	case float64:
+		return int64(v)
+	default:
+		return def
+	}
+}
