@@ -1,0 +1,90 @@
+// Command provider serves the gitlabk8s provider exactly as the repository's main package does,
+// plus two measurements for scripts/bench.sh, both off unless their variable is set:
+//
+//   - GITLABK8S_BENCH_RSS_FILE: on exit, append this process's peak resident set size in KiB
+//     (getrusage ru_maxrss) as one line "<pid> <kib>". Terraform starts the provider and, when
+//     done, asks it to stop over gRPC; the server then returns from Serve and this runs.
+//   - GITLABK8S_BENCH_CPUPROFILE_DIR: write a CPU profile of the whole process to
+//     <dir>/cpu-<pid>.pprof, for `go tool pprof`.
+//
+// It lives here rather than in the provider's main so the shipped binary carries no measuring code.
+package main
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"syscall"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/provider"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "bench"
+
+func main() {
+	stopProfile, err := startCPUProfile(os.Getenv("GITLABK8S_BENCH_CPUPROFILE_DIR"))
+	if err != nil {
+		log.Fatal(err.Error())
+	}
+	err = providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
+		Address: provider.RegistryAddress,
+	})
+	stopProfile()
+	if rssErr := recordPeakRSS(os.Getenv("GITLABK8S_BENCH_RSS_FILE")); rssErr != nil {
+		log.Print(rssErr.Error())
+	}
+	if err != nil {
+		log.Fatal(err.Error())
+	}
+}
+
+// startCPUProfile starts a CPU profile into dir when dir is set and returns the function that
+// stops it and closes the file.
+func startCPUProfile(dir string) (func(), error) {
+	if dir == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(filepath.Join(dir, fmt.Sprintf("cpu-%d.pprof", os.Getpid())))
+	if err != nil {
+		return nil, fmt.Errorf("create cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("start cpu profile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		_ = f.Close()
+	}, nil
+}
+
+// recordPeakRSS appends "<pid> <peak RSS in KiB>" to path when path is set. One short write on
+// an O_APPEND file, so provider processes running side by side never interleave their lines.
+func recordPeakRSS(path string) error {
+	if path == "" {
+		return nil
+	}
+	var usage syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &usage); err != nil {
+		return fmt.Errorf("read peak rss: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("open peak rss file: %w", err)
+	}
+	// On Linux ru_maxrss is in KiB.
+	if _, err := fmt.Fprintf(f, "%d %d\n", os.Getpid(), usage.Maxrss); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("write peak rss: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("close peak rss file: %w", err)
+	}
+	return nil
+}

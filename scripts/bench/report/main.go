@@ -1,0 +1,302 @@
+// Command report turns the raw results of scripts/bench.sh into BENCHMARKS.md: medians per chart
+// size, the provider's peak memory, failure detection, each of issue 7's targets with PASS or
+// MISS, and CPU profiles when the run took them.
+//
+//	go run ./scripts/bench/report -results results.tsv -meta meta.txt -out BENCHMARKS.md
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+func main() {
+	resultsPath := flag.String("results", "", "tab-separated results written by scripts/bench.sh")
+	metaPath := flag.String("meta", "", "key=value lines describing the machine, versions and settings")
+	profilesDir := flag.String("profiles", "", "folder of <operation>.top files from go tool pprof -top (optional)")
+	notesPath := flag.String("notes", "", "markdown appended to the report as findings (optional)")
+	outPath := flag.String("out", "BENCHMARKS.md", "report to write")
+	flag.Parse()
+
+	if err := run(*resultsPath, *metaPath, *profilesDir, *notesPath, *outPath); err != nil {
+		log.Fatal(err.Error())
+	}
+}
+
+func run(resultsPath, metaPath, profilesDir, notesPath, outPath string) error {
+	f, err := os.Open(resultsPath)
+	if err != nil {
+		return fmt.Errorf("open results: %w", err)
+	}
+	defer f.Close()
+	res, err := parseResults(f)
+	if err != nil {
+		return err
+	}
+	meta, err := readMeta(metaPath)
+	if err != nil {
+		return err
+	}
+	profiles, err := readProfiles(profilesDir)
+	if err != nil {
+		return err
+	}
+	var notes []byte
+	if notesPath != "" {
+		notes, err = os.ReadFile(notesPath)
+		if err != nil && !os.IsNotExist(err) {
+			return fmt.Errorf("read notes: %w", err)
+		}
+	}
+	var buf bytes.Buffer
+	writeReport(&buf, res, meta, profiles, notes)
+	if err := os.WriteFile(outPath, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	return nil
+}
+
+// meta keeps the key=value lines in the order they came.
+type meta struct {
+	keys   []string
+	values map[string]string
+}
+
+func (m meta) get(key string) string {
+	if v, ok := m.values[key]; ok && v != "" {
+		return v
+	}
+	return "unknown"
+}
+
+func readMeta(path string) (meta, error) {
+	m := meta{values: map[string]string{}}
+	if path == "" {
+		return m, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return m, fmt.Errorf("open meta: %w", err)
+	}
+	defer f.Close()
+	scanner := bufio.NewScanner(f)
+	for scanner.Scan() {
+		key, value, ok := strings.Cut(scanner.Text(), "=")
+		if !ok {
+			continue
+		}
+		if _, seen := m.values[key]; !seen {
+			m.keys = append(m.keys, key)
+		}
+		m.values[key] = value
+	}
+	if err := scanner.Err(); err != nil {
+		return m, fmt.Errorf("read meta: %w", err)
+	}
+	return m, nil
+}
+
+// readProfiles returns the pprof -top output of each operation, by operation name.
+func readProfiles(dir string) (map[string]string, error) {
+	out := map[string]string{}
+	if dir == "" {
+		return out, nil
+	}
+	paths, err := filepath.Glob(filepath.Join(dir, "*.top"))
+	if err != nil {
+		return nil, fmt.Errorf("list profiles: %w", err)
+	}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("read profile: %w", err)
+		}
+		if text := strings.TrimSpace(string(b)); text != "" {
+			out[strings.TrimSuffix(filepath.Base(p), ".top")] = text
+		}
+	}
+	return out, nil
+}
+
+// metricRow names a metric in the timing tables.
+type metricRow struct{ metric, label string }
+
+var terraformRows = []metricRow{
+	{"plan_empty", "`terraform plan`, empty configuration (the floor)"},
+	{"plan_provider_only", "`terraform plan`, provider configured, no resources"},
+	{"plan_nochange", "`terraform plan`, no change"},
+	{"plan_change", "`terraform plan`, one changed value"},
+	{"apply_install", "`terraform apply`, install (environment and release)"},
+	{"apply_upgrade", "`terraform apply`, upgrade (one changed value)"},
+	{"destroy", "`terraform destroy` (release and environment)"},
+}
+
+var helmRows = []metricRow{
+	{"helm_template", "`helm template`"},
+	{"helm_diff_nochange", "`helm template \\| kubectl diff --server-side`, no change"},
+	{"helm_diff_change", "`helm template \\| kubectl diff --server-side`, one changed value"},
+	{"helm_install", "`helm upgrade --install`, install"},
+	{"helm_install_wait", "`helm upgrade --install --wait`, install"},
+	{"helm_upgrade", "`helm upgrade --install`, one changed value"},
+	{"helm_upgrade_wait", "`helm upgrade --install --wait`, one changed value"},
+	{"namespace_delete", "`kubectl delete namespace --wait` (the namespace controller)"},
+}
+
+var memoryRows = []metricRow{
+	{"plan_provider_only", "plan, no resources"},
+	{"plan_nochange", "plan, no change"},
+	{"plan_change", "plan, one changed value"},
+	{"apply_install", "apply, install"},
+	{"apply_upgrade", "apply, upgrade"},
+	{"destroy", "destroy"},
+}
+
+func writeReport(w *bytes.Buffer, res *results, m meta, profiles map[string]string, notes []byte) {
+	sizes := res.tableSizes()
+	fmt.Fprintln(w, "# Benchmarks")
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "Written by `make bench` (`scripts/bench.sh`) on %s at commit %s. Every figure below comes from that one run, on one machine, against the local cluster (`scripts/cluster-up.sh`), which runs on the same cores as the commands it serves. Rerun it to compare: figures from different machines or runs are not comparable.\n", m.get("date"), m.get("commit"))
+	fmt.Fprintln(w)
+
+	fmt.Fprintln(w, "## Machine and versions")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| | |")
+	fmt.Fprintln(w, "|---|---|")
+	for _, kv := range [][2]string{
+		{"CPU", m.get("cpu")}, {"cores", m.get("cores")}, {"memory", m.get("memory")}, {"kernel", m.get("kernel")},
+		{"load average at the end of the run", m.get("load")},
+		{"Go", m.get("go")}, {"Terraform", m.get("terraform")}, {"helm", m.get("helm")},
+		{"kubectl", m.get("kubectl")}, {"Kubernetes API server", m.get("server") + " (etcd, kube-apiserver, controller-manager, scheduler on loopback; kwok " + m.get("kwok") + " plays the node)"},
+	} {
+		fmt.Fprintf(w, "| %s | %s |\n", kv[0], kv[1])
+	}
+	fmt.Fprintln(w)
+
+	fmt.Fprintln(w, "## How it was measured")
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "- Charts: `scripts/bench/chart`, rendering %s objects (in every ten: five ConfigMaps, a Secret, a Service, a ServiceAccount, a Deployment of one pod, a PodDisruptionBudget). The \"one changed value\" is `revision`, which only the first ConfigMap carries.\n", strings.Join(strings.Fields(m.get("sizes")), ", "))
+	fmt.Fprintf(w, "- Runs: %s per size, %s for 1000 objects and more; each figure is the median, with the fastest and slowest run in brackets. Wall-clock time of the whole command, process start included.\n", m.get("runs"), m.get("runs_large"))
+	fmt.Fprintln(w, "- Each run, per size: `terraform apply` (install), `terraform plan` of the empty and provider-only configurations, `terraform plan` with no change (`-detailed-exitcode` must say no change) and with `-var revision=2` (must say changes), `terraform apply` (upgrade), `terraform destroy`; then with Helm in a namespace of its own: `helm template`, `helm upgrade --install` (install, no wait), `helm template | kubectl diff --server-side --force-conflicts -f -` with no change and with one change, `helm upgrade --install` (one change, no wait), `helm upgrade --install --wait` (one more change), `kubectl delete namespace --wait`, then `helm upgrade --install --wait` (install) into a fresh namespace.")
+	fmt.Fprintln(w, "- Terraform installs the provider from a filesystem mirror (`terraform init`), as from a registry; it starts the provider process itself for each command. The provider binary is built from `scripts/bench/provider`: the provider's own `main` plus a peak-RSS record on exit (`getrusage`) and an optional CPU profile, both switched by environment variables.")
+	fmt.Fprintln(w, "- Every command talks to the cluster as its `admin` context. The helm CLI is built from source at the pinned version (`scripts/build-helm.sh`); the helm-diff plugin is not available here, so its equivalent is the pipe above.")
+	fmt.Fprintf(w, "- Failure detection: a 10-object release whose first Deployment's pods crash-loop (kwok stage `gitlabk8s.test/fail: CrashLoopBackOff`). The provider: time from `terraform apply` start to its exit with an error naming `CrashLoopBackOff`, %s runs. Helm: `helm upgrade --install --wait --timeout %s` on the same chart, once, in the background of the rest of the run.\n", m.get("failure_runs"), m.get("helm_timeout"))
+	fmt.Fprintln(w)
+
+	fmt.Fprintln(w, "## Targets")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| target | measured | result |")
+	fmt.Fprintln(w, "|---|---|---|")
+	for _, t := range evaluateTargets(res) {
+		measured := t.measured
+		if measured == "" {
+			measured = "—"
+		}
+		fmt.Fprintf(w, "| %s | %s | **%s** |\n", t.target, measured, t.verdict)
+	}
+	fmt.Fprintln(w)
+
+	fmt.Fprintln(w, "## Terraform and the provider (seconds, median [fastest–slowest])")
+	fmt.Fprintln(w)
+	writeTimingTable(w, res, sizes, terraformRows)
+	fmt.Fprintln(w, "## Helm and kubectl on the same objects (seconds, median [fastest–slowest])")
+	fmt.Fprintln(w)
+	writeTimingTable(w, res, sizes, helmRows)
+
+	fmt.Fprintln(w, "## Provider peak memory (MiB of resident memory, median [largest])")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "The largest peak among the provider processes one command started.")
+	fmt.Fprintln(w)
+	writeHeader(w, "operation", sizes)
+	for _, row := range memoryRows {
+		cells := make([]string, 0, len(sizes))
+		for _, size := range sizes {
+			st := res.stat(size, row.metric)
+			if !st.hasRSS {
+				cells = append(cells, "—")
+				continue
+			}
+			cells = append(cells, fmt.Sprintf("%.0f [%.0f]", st.rssMedian/1024, st.rssPeak/1024))
+		}
+		fmt.Fprintf(w, "| %s | %s |\n", row.label, strings.Join(cells, " | "))
+	}
+	fmt.Fprintln(w)
+
+	fmt.Fprintln(w, "## Failure detection (crash-looping Deployment)")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| command | runs | seconds to the reported failure, median [fastest–slowest] |")
+	fmt.Fprintln(w, "|---|---|---|")
+	for _, row := range []metricRow{
+		{"provider_failure", "`terraform apply`"},
+		{"helm_failure", fmt.Sprintf("`helm upgrade --install --wait --timeout %s`", m.get("helm_timeout"))},
+	} {
+		st := res.stat(failureDetectionSize, row.metric)
+		if !st.hasSamples {
+			fmt.Fprintf(w, "| %s | 0 | not measured |\n", row.label)
+			continue
+		}
+		fmt.Fprintf(w, "| %s | %d | %s |\n", row.label, st.n, formatStat(st))
+	}
+	fmt.Fprintln(w)
+
+	if len(profiles) > 0 && len(sizes) > 0 {
+		fmt.Fprintln(w, "## CPU profiles of the provider")
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "One extra pass over the largest chart (%d objects) with `GITLABK8S_BENCH_CPUPROFILE_DIR` set; `go tool pprof -top` over every provider process the command started.\n", sizes[len(sizes)-1])
+		fmt.Fprintln(w)
+		ops := make([]string, 0, len(profiles))
+		for op := range profiles {
+			ops = append(ops, op)
+		}
+		sort.Strings(ops)
+		for _, op := range ops {
+			fmt.Fprintf(w, "### %s\n\n```\n%s\n```\n\n", op, profiles[op])
+		}
+	}
+
+	if text := strings.TrimSpace(string(notes)); text != "" {
+		fmt.Fprintln(w, text)
+		fmt.Fprintln(w)
+	}
+}
+
+func writeHeader(w *bytes.Buffer, first string, sizes []int) {
+	cols := make([]string, 0, len(sizes))
+	seps := make([]string, 0, len(sizes))
+	for _, size := range sizes {
+		cols = append(cols, fmt.Sprintf("%d objects", size))
+		seps = append(seps, "---:")
+	}
+	fmt.Fprintf(w, "| %s | %s |\n", first, strings.Join(cols, " | "))
+	fmt.Fprintf(w, "|---|%s|\n", strings.Join(seps, "|"))
+}
+
+func writeTimingTable(w *bytes.Buffer, res *results, sizes []int, rows []metricRow) {
+	writeHeader(w, "command", sizes)
+	for _, row := range rows {
+		cells := make([]string, 0, len(sizes))
+		for _, size := range sizes {
+			st := res.stat(size, row.metric)
+			if !st.hasSamples {
+				cells = append(cells, "—")
+				continue
+			}
+			cells = append(cells, formatStat(st))
+		}
+		fmt.Fprintf(w, "| %s | %s |\n", row.label, strings.Join(cells, " | "))
+	}
+	fmt.Fprintln(w)
+}
+
+func formatStat(st stat) string {
+	if st.n == 1 {
+		return fmt.Sprintf("%.2f", st.median)
+	}
+	return fmt.Sprintf("%.2f [%.2f–%.2f]", st.median, st.min, st.max)
+}

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestMedian(t *testing.T) {
+	tests := []struct {
+		name   string
+		values []float64
+		want   float64
+	}{
+		{"one", []float64{3}, 3},
+		{"odd count, unsorted", []float64{5, 1, 3}, 3},
+		{"even count takes the mean of the middle two", []float64{4, 1, 3, 2}, 2.5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := median(tt.values); got != tt.want {
+				t.Errorf("median(%v) = %v, want %v", tt.values, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseResults_rejectsMalformedLines(t *testing.T) {
+	for _, input := range []string{
+		"100\tplan_nochange\t1\t0.5\n",        // four fields
+		"ten\tplan_nochange\t1\t0.5\t0\n",     // size not a number
+		"100\tplan_nochange\t1\tfast\t0\n",    // seconds not a number
+		"100\tplan_nochange\t1\t0.5\tlarge\n", // rss not a number
+	} {
+		if _, err := parseResults(strings.NewReader(input)); err == nil {
+			t.Errorf("parseResults(%q) succeeded, want an error", input)
+		}
+	}
+}
+
+// lines builds results input: size, metric, then one seconds value per run (rss 0).
+func lines(size, metric string, seconds ...string) string {
+	var b strings.Builder
+	for i, s := range seconds {
+		b.WriteString(size + "\t" + metric + "\t" + string(rune('1'+i)) + "\t" + s + "\t0\n")
+	}
+	return b.String()
+}
+
+func verdicts(t *testing.T, input string) map[string]targetResult {
+	t.Helper()
+	res, err := parseResults(strings.NewReader(input))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]targetResult{}
+	for _, r := range evaluateTargets(res) {
+		out[r.target] = r
+	}
+	return out
+}
+
+func findTarget(t *testing.T, all map[string]targetResult, prefix string) targetResult {
+	t.Helper()
+	for name, r := range all {
+		if strings.HasPrefix(name, prefix) {
+			return r
+		}
+	}
+	t.Fatalf("no target starting %q among %v", prefix, all)
+	return targetResult{}
+}
+
+func TestEvaluateTargets_floorRatio(t *testing.T) {
+	tests := []struct {
+		name    string
+		plan    []string
+		want    verdict
+		measure string
+	}{
+		// Medians: floor 1.0 s; plan 1.5 s is exactly the limit.
+		{"at the limit passes", []string{"1.4", "1.5", "9.0"}, verdictPass, "1.50x"},
+		{"over the limit misses", []string{"1.6", "1.6", "1.0"}, verdictMiss, "1.60x"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			input := lines("100", "plan_empty", "1.0", "0.9", "1.1") + lines("100", "plan_nochange", tt.plan...)
+			got := findTarget(t, verdicts(t, input), "No-change plan of a 100-object release")
+			if got.verdict != tt.want || !strings.HasPrefix(got.measured, tt.measure) {
+				t.Errorf("got %s %q, want %s %q...", got.verdict, got.measured, tt.want, tt.measure)
+			}
+		})
+	}
+}
+
+func TestEvaluateTargets_notMeasuredWithoutBothFigures(t *testing.T) {
+	all := verdicts(t, lines("100", "plan_nochange", "1.0"))
+	for _, prefix := range []string{"No-change plan of a 100-object release", "Time of a no-change plan grows", "Crash-looping Deployment"} {
+		if got := findTarget(t, all, prefix); got.verdict != verdictNotMeasured {
+			t.Errorf("%s: got %s, want %s", prefix, got.verdict, verdictNotMeasured)
+		}
+	}
+}
+
+func TestEvaluateTargets_growth(t *testing.T) {
+	input := lines("100", "plan_nochange", "1.0") + lines("1000", "plan_nochange", "10.5") +
+		lines("100", "plan_change", "2.0") + lines("1000", "plan_change", "4.0")
+	all := verdicts(t, input)
+	if got := findTarget(t, all, "Time of a no-change plan grows"); got.verdict != verdictMiss {
+		t.Errorf("no-change growth 10.5x: got %s, want MISS", got.verdict)
+	}
+	if got := findTarget(t, all, "Time of a one-change plan grows"); got.verdict != verdictPass {
+		t.Errorf("one-change growth 2x: got %s, want PASS", got.verdict)
+	}
+}
+
+func TestEvaluateTargets_perSizeComparisons(t *testing.T) {
+	input := lines("10", "plan_change", "0.8") + lines("10", "helm_diff_change", "1.0") +
+		lines("1000", "plan_change", "3.0") + lines("1000", "helm_diff_change", "2.0") +
+		lines("10", "destroy", "4.0") + lines("10", "namespace_delete", "2.0") +
+		lines("1000", "destroy", "9.0") + lines("1000", "namespace_delete", "6.5")
+	all := verdicts(t, input)
+	for prefix, want := range map[string]verdict{
+		"One-change plan faster than `helm template | kubectl diff --server-side`, 10 objects":   verdictPass,
+		"One-change plan faster than `helm template | kubectl diff --server-side`, 1000 objects": verdictMiss,
+		"Environment destroy within 2 s of the namespace controller's own time, 10 objects":      verdictPass,
+		"Environment destroy within 2 s of the namespace controller's own time, 1000 objects":    verdictMiss,
+	} {
+		if got := findTarget(t, all, prefix); got.verdict != want {
+			t.Errorf("%s: got %s (%s), want %s", prefix, got.verdict, got.measured, want)
+		}
+	}
+}
+
+func TestEvaluateTargets_failureUsesTheSlowestRun(t *testing.T) {
+	all := verdicts(t, lines("10", "provider_failure", "5", "6", "21"))
+	if got := findTarget(t, all, "Crash-looping Deployment"); got.verdict != verdictMiss {
+		t.Errorf("slowest run 21 s: got %s, want MISS", got.verdict)
+	}
+}
+
+func TestWriteReport_failureRunsDoNotAddASizeColumn(t *testing.T) {
+	res, err := parseResults(strings.NewReader(lines("100", "plan_nochange", "1.0") + lines("10", "provider_failure", "5")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	writeReport(&buf, res, meta{values: map[string]string{}}, nil, []byte("## Findings\n\nnote"))
+	out := buf.String()
+	if strings.Contains(out, "| 10 objects") {
+		t.Errorf("report has a 10-object column though only failure detection ran at 10:\n%s", out)
+	}
+	for _, want := range []string{"| 100 objects |", "| `terraform apply` | 1 | 5.00 |", "## Findings"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// sample is one timed command: how long it took and the largest peak RSS among the provider
+// processes it started (0 when it started none).
+type sample struct {
+	seconds float64
+	rssKiB  float64
+}
+
+// results holds every sample by chart size and metric.
+type results struct {
+	samples map[int]map[string][]sample
+}
+
+// parseResults reads the tab-separated lines scripts/bench.sh writes:
+// size, metric, run, seconds, peak provider RSS in KiB.
+func parseResults(r io.Reader) (*results, error) {
+	res := &results{samples: map[int]map[string][]sample{}}
+	scanner := bufio.NewScanner(r)
+	line := 0
+	for scanner.Scan() {
+		line++
+		text := strings.TrimSpace(scanner.Text())
+		if text == "" {
+			continue
+		}
+		fields := strings.Split(text, "\t")
+		if len(fields) != 5 {
+			return nil, fmt.Errorf("results line %d: want 5 tab-separated fields, got %d", line, len(fields))
+		}
+		size, err := strconv.Atoi(fields[0])
+		if err != nil {
+			return nil, fmt.Errorf("results line %d: size: %w", line, err)
+		}
+		seconds, err := strconv.ParseFloat(fields[3], 64)
+		if err != nil {
+			return nil, fmt.Errorf("results line %d: seconds: %w", line, err)
+		}
+		rss, err := strconv.ParseFloat(fields[4], 64)
+		if err != nil {
+			return nil, fmt.Errorf("results line %d: rss: %w", line, err)
+		}
+		res.add(size, fields[1], sample{seconds: seconds, rssKiB: rss})
+	}
+	if err := scanner.Err(); err != nil {
+		return nil, fmt.Errorf("read results: %w", err)
+	}
+	return res, nil
+}
+
+func (r *results) add(size int, metric string, s sample) {
+	if r.samples[size] == nil {
+		r.samples[size] = map[string][]sample{}
+	}
+	r.samples[size][metric] = append(r.samples[size][metric], s)
+}
+
+// sizes returns the chart sizes that have samples, smallest first.
+func (r *results) sizes() []int {
+	out := make([]int, 0, len(r.samples))
+	for size := range r.samples {
+		out = append(out, size)
+	}
+	sort.Ints(out)
+	return out
+}
+
+// tableSizes returns the sizes that have samples other than failure detection's, which runs on
+// a small chart of its own and has a table of its own.
+func (r *results) tableSizes() []int {
+	var out []int
+	for _, size := range r.sizes() {
+		for metric := range r.samples[size] {
+			if !strings.HasSuffix(metric, "_failure") {
+				out = append(out, size)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// stat summarizes one metric at one size.
+type stat struct {
+	n                  int
+	median, min, max   float64
+	rssMedian, rssPeak float64
+	hasSamples, hasRSS bool
+}
+
+func (r *results) stat(size int, metric string) stat {
+	samples := r.samples[size][metric]
+	if len(samples) == 0 {
+		return stat{}
+	}
+	secs := make([]float64, len(samples))
+	rss := make([]float64, 0, len(samples))
+	for i, s := range samples {
+		secs[i] = s.seconds
+		if s.rssKiB > 0 {
+			rss = append(rss, s.rssKiB)
+		}
+	}
+	st := stat{n: len(samples), hasSamples: true, median: median(secs), min: minOf(secs), max: maxOf(secs)}
+	if len(rss) > 0 {
+		st.hasRSS = true
+		st.rssMedian = median(rss)
+		st.rssPeak = maxOf(rss)
+	}
+	return st
+}
+
+// median of a non-empty slice; the mean of the middle two for an even count.
+func median(values []float64) float64 {
+	sorted := append([]float64(nil), values...)
+	sort.Float64s(sorted)
+	mid := len(sorted) / 2
+	if len(sorted)%2 == 1 {
+		return sorted[mid]
+	}
+	return (sorted[mid-1] + sorted[mid]) / 2
+}
+
+func minOf(values []float64) float64 {
+	m := math.Inf(1)
+	for _, v := range values {
+		m = math.Min(m, v)
+	}
+	return m
+}
+
+func maxOf(values []float64) float64 {
+	m := math.Inf(-1)
+	for _, v := range values {
+		m = math.Max(m, v)
+	}
+	return m
+}
