@@ -1,0 +1,346 @@
+package manifest
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+const (
+	// redactedMarker replaces every occurrence of a sensitive value.
+	redactedMarker = "(sensitive value)"
+
+	// secretHashLength is how many hex characters of SHA-256 a Secret
+	// marker shows: enough that a change is visible, too few to look the
+	// value up.
+	secretHashLength = 12
+
+	// minHarvestedLength is the shortest Secret value that is also hidden
+	// wherever else it occurs. Shorter values are ports, flags and
+	// usernames ("5432", "true", "app"); hiding every occurrence of those
+	// would make plans unreadable. Values passed to NewRedactor are hidden
+	// whatever their length.
+	minHarvestedLength = 6
+)
+
+// base64Encodings are the encodings under which a sensitive value is also
+// recognized. Raw encodings matter where the value ends a longer encoded
+// string without padding.
+var base64Encodings = []*base64.Encoding{
+	base64.StdEncoding,
+	base64.RawStdEncoding,
+	base64.URLEncoding,
+	base64.RawURLEncoding,
+}
+
+// Redactor hides sensitive values in objects and text. The zero value and a
+// nil *Redactor hide only Secret data.
+//
+// Redaction happens in two ways:
+//
+//   - Every value of a v1 Secret's data and stringData becomes
+//     "(sensitive value sha256:<12 hex>)", the hash taken of the decoded
+//     value, so the same value in data and stringData gets the same marker
+//     and a changed value gets a new one.
+//   - Every occurrence, in any string or mapping key of any object, of a
+//     sensitive value or of its base64 encoding (standard or URL alphabet,
+//     padded or not) becomes "(sensitive value)". Overlapping and adjacent
+//     occurrences become one marker, so no part of a value is left over.
+//
+// A Redactor is safe for concurrent use.
+type Redactor struct {
+	values []string // sensitive values as given, without empty or repeated ones
+
+	shortest int                  // length of the shortest pattern, 0 for none
+	single   [256]bool            // one-byte patterns
+	pairs    [1 << 16 / 64]uint64 // bit set of the first two bytes of longer patterns
+	byPrefix map[uint16][]string  // longer patterns by their first two bytes, longest first
+}
+
+// NewRedactor returns a Redactor that hides the given values and their
+// base64 encodings. Empty values are ignored.
+func NewRedactor(sensitive []string) *Redactor {
+	r := &Redactor{}
+	for _, value := range sensitive {
+		if value != "" && !slices.Contains(r.values, value) {
+			r.values = append(r.values, value)
+		}
+	}
+	r.compile()
+	return r
+}
+
+// compile indexes every pattern by its first two bytes, so scanning a
+// string costs one table lookup per byte and a prefix comparison only where
+// a pattern may start.
+func (r *Redactor) compile() {
+	unique := map[string]bool{}
+	for _, value := range r.values {
+		unique[value] = true
+		for _, encoding := range base64Encodings {
+			unique[encoding.EncodeToString([]byte(value))] = true
+		}
+	}
+	patterns := make([]string, 0, len(unique))
+	for pattern := range unique {
+		patterns = append(patterns, pattern)
+	}
+	// Longest first, so the first pattern that matches at a position is the
+	// longest one.
+	slices.SortFunc(patterns, func(a, b string) int {
+		if len(a) != len(b) {
+			return len(b) - len(a)
+		}
+		return strings.Compare(a, b)
+	})
+
+	r.byPrefix = make(map[uint16][]string, len(patterns))
+	for _, pattern := range patterns {
+		if r.shortest == 0 || len(pattern) < r.shortest {
+			r.shortest = len(pattern)
+		}
+		if len(pattern) == 1 {
+			r.single[pattern[0]] = true
+			continue
+		}
+		prefix := uint16(pattern[0])<<8 | uint16(pattern[1])
+		r.pairs[prefix/64] |= 1 << (prefix % 64)
+		r.byPrefix[prefix] = append(r.byPrefix[prefix], pattern)
+	}
+}
+
+// String returns s with every occurrence of a sensitive value, or of its
+// base64 encoding, replaced by "(sensitive value)". Use it on error messages
+// and log lines that may quote rendered manifests. It returns s itself,
+// without allocating, when there is nothing to hide.
+func (r *Redactor) String(s string) string {
+	if r == nil || r.shortest == 0 || len(s) < r.shortest {
+		return s
+	}
+	var b strings.Builder
+	written := 0 // s[:written] is in b
+	start, end := -1, -1
+	for i := 0; i < len(s); i++ {
+		matchEnd := r.matchAt(s, i)
+		if matchEnd == 0 {
+			continue
+		}
+		if start >= 0 && i <= end {
+			end = max(end, matchEnd)
+			continue
+		}
+		if start >= 0 {
+			b.WriteString(s[written:start])
+			b.WriteString(redactedMarker)
+			written = end
+		} else {
+			b.Grow(len(s))
+		}
+		start, end = i, matchEnd
+	}
+	if start < 0 {
+		return s
+	}
+	b.WriteString(s[written:start])
+	b.WriteString(redactedMarker)
+	b.WriteString(s[end:])
+	return b.String()
+}
+
+// matchAt returns the end of the longest pattern that starts at s[i], or 0.
+func (r *Redactor) matchAt(s string, i int) int {
+	if i+1 < len(s) {
+		prefix := uint16(s[i])<<8 | uint16(s[i+1])
+		if r.pairs[prefix/64]&(1<<(prefix%64)) != 0 {
+			for _, pattern := range r.byPrefix[prefix] {
+				if strings.HasPrefix(s[i:], pattern) {
+					return i + len(pattern)
+				}
+			}
+		}
+	}
+	if r.single[s[i]] {
+		return i + 1
+	}
+	return 0
+}
+
+// Object returns a redacted copy of obj; obj itself is not changed.
+func (r *Redactor) Object(obj Object) Object {
+	if obj == nil {
+		return nil
+	}
+	out := copyValue(obj, false).(map[string]any)
+	r.redactInPlace(out)
+	return out
+}
+
+// redactInPlace redacts obj, which the caller owns.
+func (r *Redactor) redactInPlace(obj Object) {
+	var secretFields map[string]map[string]any
+	if isSecret(obj) {
+		// Take the values out before the string scan: their hashes must be
+		// of the values as written, and the scan must not touch the markers.
+		secretFields = map[string]map[string]any{}
+		for _, field := range []string{"data", "stringData"} {
+			values, ok := obj[field].(map[string]any)
+			if !ok {
+				continue
+			}
+			markers := make(map[string]any, len(values))
+			for key, value := range values {
+				switch {
+				case value == nil:
+					markers[key] = nil
+				case field == "data":
+					markers[key] = secretMarker(decodeSecretData(value))
+				default:
+					markers[key] = secretMarker(plainBytes(value))
+				}
+			}
+			secretFields[field] = markers
+			delete(obj, field)
+		}
+		if annotations, ok := objectMetadata(obj)["annotations"].(map[string]any); ok {
+			if _, ok := annotations[lastAppliedAnnotation]; ok {
+				annotations[lastAppliedAnnotation] = redactedMarker
+			}
+		}
+	}
+	r.redactMap(obj, true)
+	for field, markers := range secretFields {
+		r.redactMap(markers, false)
+		obj[field] = markers
+	}
+}
+
+// redactMap redacts the keys of m and, with values, its values at any depth.
+func (r *Redactor) redactMap(m map[string]any, values bool) {
+	if r == nil || r.shortest == 0 {
+		return
+	}
+	var renamed []string
+	for key, value := range m {
+		if values {
+			m[key] = r.redactValue(value)
+		}
+		if r.String(key) != key {
+			renamed = append(renamed, key)
+		}
+	}
+	// Sorted, so colliding keys get the same suffixes every time.
+	slices.Sort(renamed)
+	for _, key := range renamed {
+		value := m[key]
+		delete(m, key)
+		newKey := r.String(key)
+		for n := 2; ; n++ {
+			if _, taken := m[newKey]; !taken {
+				break
+			}
+			newKey = fmt.Sprintf("%s (%d)", r.String(key), n)
+		}
+		m[newKey] = value
+	}
+}
+
+func (r *Redactor) redactValue(value any) any {
+	switch v := value.(type) {
+	case string:
+		return r.String(v)
+	case map[string]any:
+		r.redactMap(v, true)
+	case []any:
+		for i, elem := range v {
+			v[i] = r.redactValue(elem)
+		}
+	}
+	return value
+}
+
+// withValues returns a Redactor that also hides extra, or r when extra adds
+// nothing.
+func (r *Redactor) withValues(extra []string) *Redactor {
+	var known []string
+	if r != nil {
+		known = r.values
+	}
+	added := false
+	for _, value := range extra {
+		if value != "" && !slices.Contains(known, value) {
+			added = true
+			break
+		}
+	}
+	if !added {
+		return r
+	}
+	return NewRedactor(append(slices.Clone(known), extra...))
+}
+
+// harvestSecretValues returns the decoded values of the v1 Secrets in objs
+// that are long enough to hide wherever else they occur.
+func harvestSecretValues(objs []Object) []string {
+	var values []string
+	for _, obj := range objs {
+		if !isSecret(obj) {
+			continue
+		}
+		data, _ := obj["data"].(map[string]any)
+		for _, value := range data {
+			if value != nil {
+				values = appendHarvested(values, string(decodeSecretData(value)))
+			}
+		}
+		stringData, _ := obj["stringData"].(map[string]any)
+		for _, value := range stringData {
+			if value != nil {
+				values = appendHarvested(values, string(plainBytes(value)))
+			}
+		}
+	}
+	return values
+}
+
+func appendHarvested(values []string, value string) []string {
+	if len(value) < minHarvestedLength {
+		return values
+	}
+	return append(values, value)
+}
+
+func isSecret(obj Object) bool {
+	return obj["apiVersion"] == "v1" && obj["kind"] == "Secret"
+}
+
+// secretMarker is the text shown for one Secret value.
+func secretMarker(plain []byte) string {
+	sum := sha256.Sum256(plain)
+	return "(sensitive value sha256:" + hex.EncodeToString(sum[:])[:secretHashLength] + ")"
+}
+
+// decodeSecretData decodes a value of a Secret's data. A value that is not
+// valid base64 (the API server would reject it) is hashed as written.
+func decodeSecretData(value any) []byte {
+	s, ok := value.(string)
+	if !ok {
+		return plainBytes(value)
+	}
+	decoded, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return []byte(s)
+	}
+	return decoded
+}
+
+// plainBytes returns a stringData value as bytes; non-string values, which
+// the API server would reject, are formatted.
+func plainBytes(value any) []byte {
+	if s, ok := value.(string); ok {
+		return []byte(s)
+	}
+	return []byte(fmt.Sprint(value))
+}
