@@ -1,0 +1,100 @@
+package manifest
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Manifests normalizes, redacts and renders each object and returns the
+// manifests by [Key]. Keys are relative to defaultNamespace, which is also
+// the namespace of namespaced objects that do not name one.
+//
+// isNamespaced says whether a kind is namespaced, usually from the cluster's
+// discovery; nil means [BuiltinIsNamespaced].
+//
+// The values of the Secrets among objs (at least 6 bytes long) are treated
+// as sensitive everywhere, so a password that a chart also writes into a
+// ConfigMap is hidden there too. Use [Redactor.Manifests] to hide further
+// values. It is an error for two objects to have the same key.
+func Manifests(objs []Object, defaultNamespace string, isNamespaced func(apiVersion, kind string) bool) (map[string]string, error) {
+	var r *Redactor
+	return r.Manifests(objs, defaultNamespace, isNamespaced)
+}
+
+// Manifests is [Manifests] hiding r's sensitive values as well.
+func (r *Redactor) Manifests(objs []Object, defaultNamespace string, isNamespaced func(apiVersion, kind string) bool) (map[string]string, error) {
+	if isNamespaced == nil {
+		isNamespaced = BuiltinIsNamespaced
+	}
+	r = r.withValues(harvestSecretValues(objs))
+	manifests := make(map[string]string, len(objs))
+	indexByKey := make(map[string]int, len(objs))
+	for i, obj := range objs {
+		if err := checkIdentity(obj); err != nil {
+			return nil, fmt.Errorf("object %d: %w", i+1, err)
+		}
+		apiVersion, _ := obj["apiVersion"].(string)
+		kind, _ := obj["kind"].(string)
+		normalized := Normalize(obj, defaultNamespace, isNamespaced(apiVersion, kind))
+		// A name could quote a sensitive value; the key is shown too.
+		key := r.String(Key(normalized, defaultNamespace))
+		if first, duplicate := indexByKey[key]; duplicate {
+			return nil, fmt.Errorf("duplicate object %s: objects %d and %d have the same kind, group, namespace and name", key, first+1, i+1)
+		}
+		indexByKey[key] = i
+		r.redactInPlace(normalized)
+		text, err := Render(normalized)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", key, err)
+		}
+		manifests[key] = text
+	}
+	return manifests, nil
+}
+
+// clusterScopedKinds are the cluster-scoped kinds built into Kubernetes, as
+// "<group>/<Kind>" with an empty group for the core group.
+var clusterScopedKinds = map[string]bool{
+	"/Namespace":                            true,
+	"/Node":                                 true,
+	"/PersistentVolume":                     true,
+	"/ComponentStatus":                      true,
+	"rbac.authorization.k8s.io/ClusterRole": true,
+	"rbac.authorization.k8s.io/ClusterRoleBinding":                  true,
+	"apiextensions.k8s.io/CustomResourceDefinition":                 true,
+	"apiregistration.k8s.io/APIService":                             true,
+	"admissionregistration.k8s.io/MutatingWebhookConfiguration":     true,
+	"admissionregistration.k8s.io/ValidatingWebhookConfiguration":   true,
+	"admissionregistration.k8s.io/ValidatingAdmissionPolicy":        true,
+	"admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding": true,
+	"admissionregistration.k8s.io/MutatingAdmissionPolicy":          true,
+	"admissionregistration.k8s.io/MutatingAdmissionPolicyBinding":   true,
+	"storage.k8s.io/StorageClass":                                   true,
+	"storage.k8s.io/CSIDriver":                                      true,
+	"storage.k8s.io/CSINode":                                        true,
+	"storage.k8s.io/VolumeAttachment":                               true,
+	"storage.k8s.io/VolumeAttributesClass":                          true,
+	"scheduling.k8s.io/PriorityClass":                               true,
+	"node.k8s.io/RuntimeClass":                                      true,
+	"networking.k8s.io/IngressClass":                                true,
+	"networking.k8s.io/IPAddress":                                   true,
+	"networking.k8s.io/ServiceCIDR":                                 true,
+	"certificates.k8s.io/CertificateSigningRequest":                 true,
+	"certificates.k8s.io/ClusterTrustBundle":                        true,
+	"flowcontrol.apiserver.k8s.io/FlowSchema":                       true,
+	"flowcontrol.apiserver.k8s.io/PriorityLevelConfiguration":       true,
+	"resource.k8s.io/DeviceClass":                                   true,
+	"resource.k8s.io/ResourceSlice":                                 true,
+}
+
+// BuiltinIsNamespaced reports whether a kind is namespaced when the cluster
+// cannot be asked: the cluster-scoped kinds built into Kubernetes are not,
+// everything else (custom resources included) is assumed to be. Prefer the
+// cluster's discovery where there is one.
+func BuiltinIsNamespaced(apiVersion, kind string) bool {
+	group, _, hasGroup := strings.Cut(apiVersion, "/")
+	if !hasGroup {
+		group = ""
+	}
+	return !clusterScopedKinds[group+"/"+kind]
+}
