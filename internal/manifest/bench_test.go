@@ -1,0 +1,190 @@
+package manifest
+
+import (
+	"encoding/base64"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+var benchmarkSizes = []int{10, 100, 1000}
+
+// generatedSensitive are the sensitive values of generated releases.
+var generatedSensitive = func() []string {
+	values := make([]string, 20)
+	for i := range values {
+		values[i] = fmt.Sprintf("generated-secret-%02d-Zq8vK", i)
+	}
+	return values
+}()
+
+// generateHelmOutput returns Helm-like output with n objects: Secrets,
+// ConfigMaps that quote sensitive values, Deployments and Services in turn.
+func generateHelmOutput(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "---\n# Source: app/templates/object-%d.yaml\n", i)
+		secret := generatedSensitive[i%len(generatedSensitive)]
+		switch i % 4 {
+		case 0:
+			fmt.Fprintf(&b, "apiVersion: v1\nkind: Secret\nmetadata:\n  name: secret-%d\n  labels:\n    app: app-%d\ntype: Opaque\ndata:\n  password: %s\nstringData:\n  token: %s\n",
+				i, i, base64.StdEncoding.EncodeToString([]byte(secret)), secret+"-token")
+		case 1:
+			fmt.Fprintf(&b, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: config-%d\n  annotations:\n    gitlabk8s.io/commit-sha: 0123456789abcdef\ndata:\n  LOG_LEVEL: info\n  app.properties: |\n", i)
+			for line := range 20 {
+				fmt.Fprintf(&b, "    setting.%d=value %d for object %d\n", line, line, i)
+			}
+			fmt.Fprintf(&b, "    database.url=postgres://app:%s@db:5432/app\n", secret)
+		case 2:
+			fmt.Fprintf(&b, `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web-%d
+  creationTimestamp: null
+  labels:
+    app.kubernetes.io/name: web-%d
+spec:
+  replicas: 2
+  selector:
+    matchLabels:
+      app.kubernetes.io/name: web-%d
+  template:
+    metadata:
+      labels:
+        app.kubernetes.io/name: web-%d
+    spec:
+      containers:
+        - name: web
+          image: registry.example.com/group/web:1.%d.0
+          args: ["--listen=:8080", "--verbose"]
+          env:
+            - name: MODE
+              value: production
+            - name: EMPTY
+              value: null
+          ports:
+            - containerPort: 8080
+          resources:
+            limits: {cpu: 500m, memory: 256Mi}
+`, i, i, i, i, i)
+		default:
+			fmt.Fprintf(&b, "apiVersion: v1\nkind: Service\nmetadata:\n  name: svc-%d\nspec:\n  selector:\n    app: app-%d\n  ports:\n    - port: 80\n      targetPort: 8080\n", i, i)
+		}
+	}
+	return b.String()
+}
+
+func generatedObjects(b *testing.B, n int) []Object {
+	b.Helper()
+	objs, err := SplitDocuments(generateHelmOutput(n))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return objs
+}
+
+func BenchmarkSplitDocuments(b *testing.B) {
+	for _, n := range benchmarkSizes {
+		text := generateHelmOutput(n)
+		b.Run(fmt.Sprintf("objects=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				if _, err := SplitDocuments(text); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkNormalize(b *testing.B) {
+	for _, n := range benchmarkSizes {
+		objs := generatedObjects(b, n)
+		b.Run(fmt.Sprintf("objects=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, obj := range objs {
+					Normalize(obj, "review-x", true)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkRedact(b *testing.B) {
+	r := NewRedactor(generatedSensitive)
+	for _, n := range benchmarkSizes {
+		objs := generatedObjects(b, n)
+		b.Run(fmt.Sprintf("objects=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, obj := range objs {
+					r.Object(obj)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkDiff(b *testing.B) {
+	for _, n := range benchmarkSizes {
+		objs := generatedObjects(b, n)
+		before, err := Manifests(objs, "review-x", nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		// Change one line in every tenth manifest, delete one, add one.
+		after := make(map[string]string, len(before))
+		i := 0
+		for key, text := range before {
+			if i%10 == 0 {
+				text = strings.Replace(text, "name:", "name: changed-", 1)
+			}
+			after[key] = text
+			i++
+		}
+		after["ConfigMap/added"] = "apiVersion: v1\nkind: ConfigMap\n"
+		delete(after, "Service/svc-3")
+		b.Run(fmt.Sprintf("objects=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				DiffManifests(before, after)
+			}
+		})
+	}
+}
+
+func BenchmarkManifests(b *testing.B) {
+	for _, n := range benchmarkSizes {
+		objs := generatedObjects(b, n)
+		b.Run(fmt.Sprintf("objects=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Manifests(objs, "review-x", nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func TestGenerateHelmOutput_isValidInput(t *testing.T) {
+	objs, err := SplitDocuments(generateHelmOutput(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifests, err := NewRedactor(generatedSensitive).Manifests(objs, "review-x", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(manifests) != 8 {
+		t.Errorf("got %d manifests, want 8", len(manifests))
+	}
+	out := joinManifests(manifests)
+	for _, secret := range generatedSensitive[:8] {
+		if strings.Contains(out, secret) {
+			t.Errorf("generated output leaks %q", secret)
+		}
+	}
+}
