@@ -1,0 +1,200 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// GetNamespace reads a namespace. A namespace that does not exist is an
+// error for which IsNotFound is true.
+func (c *Clients) GetNamespace(ctx context.Context, name string) (*corev1.Namespace, error) {
+	ns, err := c.Kubernetes.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("get namespace %s: %w", name, forbidden(err, "get", "", "namespaces", "", name))
+	}
+	return ns, nil
+}
+
+// DeleteNamespace deletes the namespace name if its UID is still uid, so a
+// namespace recreated by someone else in the meantime is never deleted. A
+// namespace already gone is not an error; a refusal by RBAC is a
+// *ForbiddenError.
+func (c *Clients) DeleteNamespace(ctx context.Context, name string, uid types.UID) error {
+	background := metav1.DeletePropagationBackground
+	err := c.Kubernetes.CoreV1().Namespaces().Delete(ctx, name, metav1.DeleteOptions{
+		PropagationPolicy: &background,
+		Preconditions:     &metav1.Preconditions{UID: &uid},
+	})
+	if err == nil || IsNotFound(err) {
+		return nil
+	}
+	return fmt.Errorf("delete namespace %s: %w", name, forbidden(err, "delete", "", "namespaces", "", name))
+}
+
+// NamespaceStuckError reports a namespace still terminating when the wait
+// for its deletion ended, with what keeps it.
+type NamespaceStuckError struct {
+	Name string
+	// Waited is how long the wait lasted.
+	Waited time.Duration
+	// Blockers are the namespace's conditions that hold it, as
+	// "NamespaceContentRemaining: Some resources are remaining: ...", and
+	// the finalizers it still carries.
+	Blockers []string
+	// Err is why the wait ended, usually context.DeadlineExceeded.
+	Err error
+}
+
+func (e *NamespaceStuckError) Error() string {
+	blockers := "the namespace reports no reason"
+	if len(e.Blockers) > 0 {
+		blockers = strings.Join(e.Blockers, "; ")
+	}
+	return fmt.Sprintf("namespace %s is still terminating after %s: %s: %v", e.Name, e.Waited.Round(time.Second), blockers, e.Err)
+}
+
+func (e *NamespaceStuckError) Unwrap() error { return e.Err }
+
+// namespaceBlockingConditions are the conditions the namespace controller
+// sets on a terminating namespace to say why it is not gone yet.
+var namespaceBlockingConditions = []corev1.NamespaceConditionType{
+	corev1.NamespaceContentRemaining,
+	corev1.NamespaceFinalizersRemaining,
+	corev1.NamespaceDeletionContentFailure,
+	corev1.NamespaceDeletionDiscoveryFailure,
+	corev1.NamespaceDeletionGVParsingFailure,
+}
+
+// NamespaceBlockers lists what holds a terminating namespace: its blocking
+// conditions that are true, with their messages, then the finalizers of the
+// namespace itself (spec.finalizers and metadata.finalizers).
+func NamespaceBlockers(ns *corev1.Namespace) []string {
+	var blockers []string
+	for _, want := range namespaceBlockingConditions {
+		for _, cond := range ns.Status.Conditions {
+			if cond.Type == want && cond.Status == corev1.ConditionTrue {
+				blockers = append(blockers, fmt.Sprintf("%s: %s", cond.Type, cond.Message))
+			}
+		}
+	}
+	var finalizers []string
+	for _, f := range ns.Spec.Finalizers {
+		finalizers = append(finalizers, string(f))
+	}
+	if len(finalizers) > 0 {
+		sort.Strings(finalizers)
+		blockers = append(blockers, "namespace spec.finalizers: "+strings.Join(finalizers, ", "))
+	}
+	if len(ns.Finalizers) > 0 {
+		meta := append([]string(nil), ns.Finalizers...)
+		sort.Strings(meta)
+		blockers = append(blockers, "namespace metadata.finalizers: "+strings.Join(meta, ", "))
+	}
+	return blockers
+}
+
+// stuckReportTimeout bounds the last read that says what blocks a namespace,
+// made after the wait's own context has ended.
+const stuckReportTimeout = 10 * time.Second
+
+// WaitForNamespaceDeletion waits until the namespace name with UID uid is
+// gone (a new namespace of the same name does not count), watching it rather
+// than polling. When ctx ends first, it returns a *NamespaceStuckError naming
+// what blocks the namespace.
+func (c *Clients) WaitForNamespaceDeletion(ctx context.Context, name string, uid types.UID) error {
+	start := time.Now()
+	namespaces := c.Kubernetes.CoreV1().Namespaces()
+	for {
+		list, err := namespaces.List(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", name).String()})
+		if err != nil {
+			if ctx.Err() != nil {
+				return c.namespaceStuck(ctx, name, uid, start)
+			}
+			return fmt.Errorf("wait for namespace %s to be deleted: %w", name, forbidden(err, "list", "", "namespaces", "", name))
+		}
+		if !containsUID(list.Items, uid) {
+			return nil
+		}
+		w, err := namespaces.Watch(ctx, metav1.ListOptions{
+			FieldSelector:   fields.OneTermEqualSelector("metadata.name", name).String(),
+			ResourceVersion: list.ResourceVersion,
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return c.namespaceStuck(ctx, name, uid, start)
+			}
+			return fmt.Errorf("wait for namespace %s to be deleted: %w", name, forbidden(err, "watch", "", "namespaces", "", name))
+		}
+		gone, err := namespaceDeleted(ctx, w, uid)
+		w.Stop()
+		switch {
+		case gone:
+			return nil
+		case ctx.Err() != nil:
+			return c.namespaceStuck(ctx, name, uid, start)
+		case err != nil:
+			return fmt.Errorf("wait for namespace %s to be deleted: %w", name, err)
+		}
+		// The watch closed (the API server ends watches now and then): list again.
+	}
+}
+
+// namespaceDeleted reads events until the namespace with uid is deleted, the
+// watch closes or ctx ends.
+func namespaceDeleted(ctx context.Context, w watch.Interface, uid types.UID) (bool, error) {
+	for {
+		select {
+		case <-ctx.Done():
+			return false, ctx.Err()
+		case event, ok := <-w.ResultChan():
+			if !ok {
+				return false, nil
+			}
+			switch event.Type {
+			case watch.Deleted:
+				if ns, isNamespace := event.Object.(*corev1.Namespace); isNamespace && ns.UID == uid {
+					return true, nil
+				}
+			case watch.Error:
+				// An expired resource version and similar: list and watch again.
+				return false, nil
+			}
+		}
+	}
+}
+
+func containsUID(items []corev1.Namespace, uid types.UID) bool {
+	for _, ns := range items {
+		if ns.UID == uid {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *Clients) namespaceStuck(ctx context.Context, name string, uid types.UID, start time.Time) error {
+	stuck := &NamespaceStuckError{Name: name, Waited: time.Since(start), Err: ctx.Err()}
+	readCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stuckReportTimeout)
+	defer cancel()
+	ns, err := c.Kubernetes.CoreV1().Namespaces().Get(readCtx, name, metav1.GetOptions{})
+	switch {
+	case IsNotFound(err) || (err == nil && ns.UID != uid):
+		// Gone just now.
+		return nil
+	case err != nil:
+		stuck.Err = errors.Join(stuck.Err, fmt.Errorf("read the namespace's conditions: %w", err))
+	default:
+		stuck.Blockers = NamespaceBlockers(ns)
+	}
+	return stuck
+}
