@@ -121,8 +121,8 @@ func TestEvaluateTargets_perSizeComparisons(t *testing.T) {
 		lines("1000", "destroy", "9.0") + lines("1000", "namespace_delete", "6.5")
 	all := verdicts(t, input)
 	for prefix, want := range map[string]verdict{
-		"One-change plan faster than `helm template | kubectl diff --server-side`, 10 objects":   verdictPass,
-		"One-change plan faster than `helm template | kubectl diff --server-side`, 1000 objects": verdictMiss,
+		"One-change plan faster than `helm template \\| kubectl diff --server-side`, 10 objects":   verdictPass,
+		"One-change plan faster than `helm template \\| kubectl diff --server-side`, 1000 objects": verdictMiss,
 		"Environment destroy within 2 s of the namespace controller's own time, 10 objects":      verdictPass,
 		"Environment destroy within 2 s of the namespace controller's own time, 1000 objects":    verdictMiss,
 	} {

@@ -65,7 +65,7 @@ func evaluateTargets(res *results) []targetResult {
 		if !plan.hasSamples && !diff.hasSamples {
 			continue
 		}
-		row := targetResult{target: fmt.Sprintf("One-change plan faster than `helm template | kubectl diff --server-side`, %d objects", size)}
+		row := targetResult{target: fmt.Sprintf("One-change plan faster than `helm template \\| kubectl diff --server-side`, %d objects", size)}
 		if plan.hasSamples && diff.hasSamples {
 			row.measured = fmt.Sprintf("%.2f s vs %.2f s (%.2fx)", plan.median, diff.median, plan.median/diff.median)
 			row.verdict = passIf(plan.median < diff.median)

@@ -1,0 +1,375 @@
+#!/usr/bin/env bash
+# Benchmarks the provider side by side with Helm on the local cluster and writes BENCHMARKS.md.
+#
+# For generated charts of each size (scripts/bench/chart: BENCH_SIZES objects) it times, in the
+# same run and on the same cluster:
+#   terraform: plan of an empty configuration (the floor), plan with no change, plan with one
+#              changed value, apply (install, upgrade), destroy; the provider's peak memory
+#   helm:      template; upgrade --install with and without --wait; the helm-diff equivalent
+#              `helm template | kubectl diff --server-side`; `kubectl delete namespace --wait`
+#              of the same objects (the namespace controller's own time)
+# and, for a crash-looping Deployment, the time from apply start to the reported failure against
+# `helm upgrade --install --wait --timeout 5m` (run once, in the background of the rest).
+# Medians over several runs; the issue's targets are checked as ratios of this run's own figures.
+#
+# Settings (environment):
+#   BENCH_SIZES          chart sizes in objects (default "10 100 1000")
+#   BENCH_RUNS           runs per size (default 5)
+#   BENCH_RUNS_LARGE     runs for sizes of 1000 objects or more (default 3)
+#   BENCH_FAILURE_RUNS   runs of the provider's failure detection (default 3; 0 skips it)
+#   BENCH_HELM_FAILURE   1 (default) runs helm's failure detection once; 0 skips it
+#   BENCH_HELM_TIMEOUT   helm's --timeout for that run (default 5m, as the issue asks)
+#   BENCH_PROVIDER       0 skips everything that needs the provider's resources (the empty and
+#                        provider-only plans still run); default 1
+#   BENCH_HELM           0 skips the helm and kubectl side; default 1
+#   BENCH_PROFILE        1 adds one CPU-profiled pass over the largest size and puts the
+#                        `go tool pprof -top` of each operation in the report (default 1)
+#   BENCH_OUT            report path (default BENCHMARKS.md at the repository root)
+#   BENCH_WORK           work folder (default: a new folder under ${TMPDIR:-/tmp}); kept for
+#                        inspection: logs of every command, raw results, profiles
+#
+# The cluster is started when it is not running (scripts/cluster-up.sh) and left running.
+set -euo pipefail
+scripts="$(cd "$(dirname "$0")" && pwd)"
+# shellcheck source=lib.sh
+source "$scripts/lib.sh"
+# shellcheck source=cluster/common.sh
+source "$scripts/cluster/common.sh"
+cd "$REPO_ROOT"
+
+BENCH_SIZES="${BENCH_SIZES:-10 100 1000}"
+BENCH_RUNS="${BENCH_RUNS:-5}"
+BENCH_RUNS_LARGE="${BENCH_RUNS_LARGE:-3}"
+BENCH_FAILURE_RUNS="${BENCH_FAILURE_RUNS:-3}"
+BENCH_HELM_FAILURE="${BENCH_HELM_FAILURE:-1}"
+BENCH_HELM_TIMEOUT="${BENCH_HELM_TIMEOUT:-5m}"
+BENCH_PROFILE="${BENCH_PROFILE:-1}"
+BENCH_PROVIDER="${BENCH_PROVIDER:-1}"
+BENCH_HELM="${BENCH_HELM:-1}"
+BENCH_OUT="${BENCH_OUT:-$REPO_ROOT/BENCHMARKS.md}"
+WORK="${BENCH_WORK:-$(mktemp -d "${TMPDIR:-/tmp}/gitlabk8s-bench.XXXXXX")}"
+mkdir -p "$WORK/logs" "$WORK/profiles"
+WORK="$(cd "$WORK" && pwd)"
+RESULTS="$WORK/results.tsv"
+META="$WORK/meta.txt"
+: >"$RESULTS"
+: >"$META"
+log "work folder: $WORK"
+
+CHART="$scripts/bench/chart"
+KUBE_CONTEXT="admin"
+
+# --- tools ----------------------------------------------------------------------------------------
+
+"$scripts/cluster-up.sh"
+export KUBECONFIG="$KUBECONFIG_FILE"
+KUBECTL="$("$scripts/kubectl.sh" --print-path)"
+HELM="$("$scripts/build-helm.sh")"
+TERRAFORM="$("$scripts/ensure-terraform.sh")"
+
+# The provider under test, installed into a filesystem mirror the way a CI job would get it from
+# a registry, so `terraform init` and every plugin start are the real ones. The address comes from
+# the provider's own source.
+provider_address="$(sed -n 's/^const RegistryAddress = "\(.*\)"$/\1/p' internal/provider/provider.go)"
+[ -n "$provider_address" ] || { echo "bench: no RegistryAddress in internal/provider/provider.go" >&2; exit 1; }
+provider_source="${provider_address#*/}" # namespace/type, as written in required_providers
+provider_version=0.0.1
+plugin_dir="$WORK/mirror/$provider_address/$provider_version/$(go env GOOS)_$(go env GOARCH)"
+PROVIDER_BIN="$plugin_dir/terraform-provider-${provider_address##*/}_v$provider_version"
+mkdir -p "$plugin_dir"
+log "building the provider (scripts/bench/provider: the provider's main plus peak-RSS and pprof hooks)"
+go build -trimpath -ldflags "-X main.version=$provider_version" -o "$PROVIDER_BIN" ./scripts/bench/provider
+cat >"$WORK/terraformrc" <<EOF
+provider_installation {
+  filesystem_mirror {
+    path    = "$WORK/mirror"
+    include = ["$provider_address"]
+  }
+}
+EOF
+export TF_CLI_CONFIG_FILE="$WORK/terraformrc"
+export TF_IN_AUTOMATION=1 TF_INPUT=0 CHECKPOINT_DISABLE=1
+unset TF_LOG TF_LOG_PROVIDER
+# The provider reads GitLab's predefined variables; a benchmark run is not a CI job.
+for v in CI_PROJECT_ID CI_PROJECT_PATH_SLUG CI_ENVIRONMENT_NAME CI_ENVIRONMENT_SLUG CI_PIPELINE_URL \
+  CI_JOB_URL CI_COMMIT_SHA CI_MERGE_REQUEST_IID; do unset "$v"; done
+while IFS= read -r v; do unset "$v"; done < <(env | sed -n 's/^\(GITLABK8S_[A-Z_]*\)=.*/\1/p' | grep -v '^GITLABK8S_BIN_DIR$\|^GITLABK8S_CLUSTER_DIR$')
+
+# Helm keeps its caches and configuration in the work folder, away from the user's.
+export HELM_CACHE_HOME="$WORK/helm/cache" HELM_CONFIG_HOME="$WORK/helm/config" HELM_DATA_HOME="$WORK/helm/data"
+
+kubectl() { "$KUBECTL" --kubeconfig "$KUBECONFIG_FILE" --context "$KUBE_CONTEXT" "$@"; }
+
+# --- measuring ------------------------------------------------------------------------------------
+
+# measure SIZE METRIC RUN EXPECT COMMAND... runs COMMAND, logs its output, and appends
+# "size metric run seconds peak-provider-RSS-KiB" to the results. EXPECT is ok (exit 0), fail
+# (non-zero), diff (0 or 1, as diff tools answer) or changes (2, terraform plan
+# -detailed-exitcode's "changes planned"). An unexpected outcome stops the run.
+measure() {
+  local size="$1" metric="$2" run="$3" expect="$4"
+  shift 4
+  local out="$WORK/logs/$size-$metric-$run.log" rss="$WORK/logs/$size-$metric-$run.rss"
+  local start end status=0 seconds peak
+  : >"$rss"
+  # kubectl and helm start with an empty discovery cache, as in a CI job's fresh container; the
+  # provider keeps none between processes either.
+  local cache="$WORK/kubecache/$size-$metric-$run"
+  mkdir -p "$cache"
+  start="$EPOCHREALTIME"
+  KUBECACHEDIR="$cache" GITLABK8S_BENCH_RSS_FILE="$rss" "$@" >"$out" 2>&1 || status=$?
+  end="$EPOCHREALTIME"
+  case "$expect:$status" in
+    ok:0 | diff:0 | diff:1 | changes:2) ;;
+    fail:0 | ok:* | diff:* | changes:*)
+      log "bench: $metric (size $size, run $run) exited $status, expected $expect; last lines of $out:"
+      tail -n 30 "$out" >&2
+      exit 1
+      ;;
+  esac
+  seconds="$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f", e - s }')"
+  peak="$(awk '$2 > max { max = $2 } END { print max + 0 }' "$rss")"
+  printf '%s\t%s\t%s\t%s\t%s\n' "$size" "$metric" "$run" "$seconds" "$peak" >>"$RESULTS"
+  if [ "$peak" -gt 0 ]; then
+    log "  $metric size=$size run=$run: ${seconds}s (provider peak RSS ${peak} KiB)"
+  else
+    log "  $metric size=$size run=$run: ${seconds}s"
+  fi
+}
+
+runs_for() { if [ "$1" -ge 1000 ]; then echo "$BENCH_RUNS_LARGE"; else echo "$BENCH_RUNS"; fi; }
+
+# wait_namespace_gone NAME waits for a namespace to disappear (a failed run may leave one behind).
+wait_namespace_gone() {
+  kubectl delete namespace "$1" --ignore-not-found --wait=true --timeout=5m >/dev/null
+}
+
+# --- terraform configurations ---------------------------------------------------------------------
+
+tf() { "$TERRAFORM" -chdir="$1" "${@:2}" -no-color; }
+tf_init() { "$TERRAFORM" -chdir="$1" init -input=false -no-color >"$WORK/logs/init-$(basename "$1").log" 2>&1; }
+
+# write_release_config DIR ENVIRONMENT OBJECTS CRASHLOOP writes a configuration of one environment
+# and one release of the bench chart into it. The revision variable is the "one changed value".
+write_release_config() {
+  local dir="$1" environment="$2" objects="$3" crash_loop="$4"
+  mkdir -p "$dir"
+  cat >"$dir/main.tf" <<EOF
+terraform {
+  required_providers {
+    gitlabk8s = {
+      source  = "$provider_source"
+      version = "$provider_version"
+    }
+  }
+}
+
+provider "gitlabk8s" {
+  config_path    = "$KUBECONFIG_FILE"
+  config_context = "$KUBE_CONTEXT"
+}
+
+variable "revision" {
+  type    = string
+  default = "1"
+}
+
+resource "gitlabk8s_environment" "bench" {
+  name = "$environment"
+}
+
+resource "gitlabk8s_release" "bench" {
+  name      = "bench"
+  namespace = gitlabk8s_environment.bench.namespace
+  chart     = "$CHART"
+  values = [yamlencode({
+    objects   = $objects
+    revision  = var.revision
+    crashLoop = $crash_loop
+  })]
+}
+
+output "namespace" {
+  value = gitlabk8s_environment.bench.namespace
+}
+EOF
+  tf_init "$dir"
+}
+
+# The floor: a configuration with nothing in it, which every Terraform user pays for.
+floor_dir="$WORK/tf-empty"
+mkdir -p "$floor_dir"
+echo 'terraform {}' >"$floor_dir/main.tf"
+tf_init "$floor_dir"
+# The provider configured but managing nothing: the floor plus starting and configuring it.
+provider_only_dir="$WORK/tf-provider-only"
+mkdir -p "$provider_only_dir"
+cat >"$provider_only_dir/main.tf" <<EOF
+terraform {
+  required_providers {
+    gitlabk8s = {
+      source  = "$provider_source"
+      version = "$provider_version"
+    }
+  }
+}
+
+provider "gitlabk8s" {
+  config_path    = "$KUBECONFIG_FILE"
+  config_context = "$KUBE_CONTEXT"
+}
+EOF
+tf_init "$provider_only_dir"
+
+# --- helm -----------------------------------------------------------------------------------------
+
+helm() { "$HELM" --kube-context "$KUBE_CONTEXT" "$@"; }
+helm_values() { echo --set "objects=$1" --set-string "revision=$2"; }
+# shellcheck disable=SC2046 # helm_values prints flags to split
+helm_template() { helm template bench "$CHART" --namespace "$1" $(helm_values "$2" "$3"); }
+# shellcheck disable=SC2046
+helm_upgrade() { helm upgrade --install bench "$CHART" --namespace "$1" $(helm_values "$2" "$3") "${@:4}"; }
+# helm-diff's equivalent: render, then ask the API server what applying it would change.
+# --force-conflicts: fields Helm set are owned by its field manager, not kubectl's.
+helm_diff() {
+  helm_template "$1" "$2" "$3" |
+    kubectl diff --server-side --force-conflicts --namespace "$1" -f -
+}
+
+# --- the crash-looping Deployment, Helm's side, in the background -----------------------------------
+
+helm_failure_pid=""
+helm_failure_ns=bench-helm-failure
+if [ "$BENCH_HELM" = 1 ] && [ "$BENCH_HELM_FAILURE" = 1 ]; then
+  wait_namespace_gone "$helm_failure_ns"
+  kubectl create namespace "$helm_failure_ns" >/dev/null
+  log "helm failure detection: upgrade --install --wait --timeout $BENCH_HELM_TIMEOUT in the background"
+  (
+    measure 10 helm_failure 1 fail \
+      helm upgrade --install bench "$CHART" --namespace "$helm_failure_ns" \
+      --set objects=10 --set crashLoop=true --wait --timeout "$BENCH_HELM_TIMEOUT"
+  ) &
+  helm_failure_pid=$!
+fi
+
+# --- the sizes ------------------------------------------------------------------------------------
+
+for size in $BENCH_SIZES; do
+  runs="$(runs_for "$size")"
+  log "size $size: $runs runs"
+  dir="$WORK/tf-$size"
+  if [ "$BENCH_PROVIDER" = 1 ]; then write_release_config "$dir" "bench/n$size" "$size" false; fi
+  helm_ns="bench-helm-n$size"
+  helm_nowait_ns="bench-helm-nowait-n$size"
+  if [ "$BENCH_HELM" = 1 ]; then
+    wait_namespace_gone "$helm_ns"
+    wait_namespace_gone "$helm_nowait_ns"
+  fi
+
+  for run in $(seq 1 "$runs"); do
+    # Terraform and the provider: one environment's life. The floors run while the release is
+    # installed, so they see the same cluster load as the plans they are compared with.
+    if [ "$BENCH_PROVIDER" = 1 ]; then
+      measure "$size" apply_install "$run" ok tf "$dir" apply -auto-approve -input=false -var revision=1
+    fi
+    measure "$size" plan_empty "$run" ok tf "$floor_dir" plan -input=false
+    measure "$size" plan_provider_only "$run" ok tf "$provider_only_dir" plan -input=false
+    if [ "$BENCH_PROVIDER" = 1 ]; then
+      measure "$size" plan_nochange "$run" ok tf "$dir" plan -input=false -detailed-exitcode -var revision=1
+      measure "$size" plan_change "$run" changes tf "$dir" plan -input=false -detailed-exitcode -var revision=2
+      measure "$size" apply_upgrade "$run" ok tf "$dir" apply -auto-approve -input=false -var revision=2
+      measure "$size" destroy "$run" ok tf "$dir" destroy -auto-approve -input=false -var revision=2
+    fi
+
+    # Helm on the same objects.
+    [ "$BENCH_HELM" = 1 ] || continue
+    # The same order as the provider's: an install that waits, the two diffs against it, an
+    # upgrade that waits, then without waiting, and the namespace controller's own delete.
+    measure "$size" helm_template "$run" ok helm_template "$helm_ns" "$size" 1
+    kubectl create namespace "$helm_ns" >/dev/null
+    measure "$size" helm_install_wait "$run" ok helm_upgrade "$helm_ns" "$size" 1 --wait --timeout 10m
+    measure "$size" helm_diff_nochange "$run" diff helm_diff "$helm_ns" "$size" 1
+    measure "$size" helm_diff_change "$run" diff helm_diff "$helm_ns" "$size" 2
+    measure "$size" helm_upgrade_wait "$run" ok helm_upgrade "$helm_ns" "$size" 2 --wait --timeout 10m
+    measure "$size" helm_upgrade "$run" ok helm_upgrade "$helm_ns" "$size" 3
+    measure "$size" namespace_delete "$run" ok kubectl delete namespace "$helm_ns" --wait=true --timeout=10m
+    kubectl create namespace "$helm_nowait_ns" >/dev/null
+    measure "$size" helm_install "$run" ok helm_upgrade "$helm_nowait_ns" "$size" 1
+    kubectl delete namespace "$helm_nowait_ns" --wait=true --timeout=10m >/dev/null
+  done
+done
+
+# --- the crash-looping Deployment, the provider's side ----------------------------------------------
+
+if [ "$BENCH_PROVIDER" = 1 ] && [ "$BENCH_FAILURE_RUNS" -gt 0 ]; then
+  log "provider failure detection: $BENCH_FAILURE_RUNS runs"
+  dir="$WORK/tf-failure"
+  write_release_config "$dir" "bench/failure" 10 true
+  for run in $(seq 1 "$BENCH_FAILURE_RUNS"); do
+    measure 10 provider_failure "$run" fail tf "$dir" apply -auto-approve -input=false
+    # The failure must be the crash loop, named, not anything else.
+    if ! grep -q CrashLoopBackOff "$WORK/logs/10-provider_failure-$run.log"; then
+      log "bench: the failed apply does not name CrashLoopBackOff; last lines:"
+      tail -n 30 "$WORK/logs/10-provider_failure-$run.log" >&2
+      exit 1
+    fi
+    tf "$dir" destroy -auto-approve -input=false >"$WORK/logs/10-provider_failure-destroy-$run.log" 2>&1
+  done
+fi
+
+# --- profiles -------------------------------------------------------------------------------------
+
+if [ "$BENCH_PROVIDER" = 1 ] && [ "$BENCH_PROFILE" = 1 ]; then
+  # shellcheck disable=SC2086 # the sizes are a list
+  size="$(printf '%s\n' $BENCH_SIZES | sort -n | tail -n 1)"
+  log "profiling size $size"
+  dir="$WORK/tf-$size"
+  profile() {
+    local op="$1"
+    shift
+    mkdir -p "$WORK/profiles/$op"
+    GITLABK8S_BENCH_CPUPROFILE_DIR="$WORK/profiles/$op" "$@" >"$WORK/logs/profile-$op.log" 2>&1
+    go tool pprof -top -nodecount=25 "$PROVIDER_BIN" "$WORK/profiles/$op"/cpu-*.pprof \
+      >"$WORK/profiles/$op.top" 2>/dev/null || true
+  }
+  profile apply_install tf "$dir" apply -auto-approve -input=false -var revision=1
+  profile plan_nochange tf "$dir" plan -input=false -var revision=1
+  profile plan_change tf "$dir" plan -input=false -var revision=2
+  profile apply_upgrade tf "$dir" apply -auto-approve -input=false -var revision=2
+  profile destroy tf "$dir" destroy -auto-approve -input=false -var revision=2
+fi
+
+if [ -n "$helm_failure_pid" ]; then
+  log "waiting for helm's failure detection (up to $BENCH_HELM_TIMEOUT from its start)"
+  wait "$helm_failure_pid"
+  kubectl delete namespace "$helm_failure_ns" --wait=false >/dev/null
+fi
+
+# --- report ---------------------------------------------------------------------------------------
+
+{
+  echo "date=$(date -u +%FT%TZ)"
+  echo "commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo ' (with uncommitted changes)')"
+  echo "cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
+  echo "cores=$(nproc)"
+  echo "memory=$(free -h | awk '/^Mem:/ {print $2}')"
+  echo "kernel=$(uname -sr)"
+  echo "load=$(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "go=$(go env GOVERSION)"
+  echo "terraform=$("$TERRAFORM" version | head -n 1)"
+  echo "helm=$("$HELM" version --short)"
+  echo "kubectl=$("$KUBECTL" version --client -o yaml | awk '$1 == "gitVersion:" {print $2; exit}')"
+  echo "server=$(kubectl get --raw /version | sed -n 's/.*"gitVersion": *"\([^"]*\)".*/\1/p')"
+  echo "kwok=$KWOK_VERSION"
+  echo "sizes=$BENCH_SIZES"
+  echo "runs=$BENCH_RUNS"
+  echo "runs_large=$BENCH_RUNS_LARGE"
+  echo "failure_runs=$BENCH_FAILURE_RUNS"
+  echo "helm_timeout=$BENCH_HELM_TIMEOUT"
+  echo "provider=$BENCH_PROVIDER"
+  echo "helm_side=$BENCH_HELM"
+} >>"$META"
+
+go run ./scripts/bench/report -results "$RESULTS" -meta "$META" -profiles "$WORK/profiles" \
+  -notes "$scripts/bench/notes.md" -out "$BENCH_OUT"
+log "wrote $BENCH_OUT (raw results and logs in $WORK)"
