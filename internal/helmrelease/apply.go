@@ -1,0 +1,268 @@
+package helmrelease
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"helm.sh/helm/v3/pkg/action"
+	helmchart "helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/postrender"
+	"helm.sh/helm/v3/pkg/release"
+)
+
+// Spec is the desired state of a release.
+type Spec struct {
+	Name      string
+	Namespace string
+	Chart     *helmchart.Chart
+	Values    map[string]any
+	// Capabilities are those the plan rendered with; nil lets Helm discover the cluster's.
+	Capabilities *chartutil.Capabilities
+	// Atomic undoes a failed operation: a failed upgrade is rolled back to the last
+	// successful revision, a failed install is uninstalled.
+	Atomic bool
+	// Wait waits until every object is ready (and every Job complete).
+	Wait        bool
+	Timeout     time.Duration
+	MaxHistory  int
+	Description string
+	// RecoverPending recovers a release left pending by an interrupted run before operating.
+	RecoverPending bool
+	// PostRenderer sees the manifests Helm rendered before anything is written, see PlanCheck.
+	PostRenderer postrender.PostRenderer
+}
+
+// Outcome is the result of Apply.
+type Outcome struct {
+	Release *release.Release
+	// Recovered says what was done to a release left pending, or is empty.
+	Recovered string
+}
+
+// OperationError is a failed install or upgrade, with what was done about it.
+type OperationError struct {
+	Operation string // "install" or "upgrade"
+	Release   string // namespace/name
+	Err       error  // the cause: *FailedError, *TimeoutError, a Helm error, the context's error
+	// Undo says what atomic did ("uninstalled", "rolled back to revision 3"), or is empty.
+	Undo string
+	// UndoErr is the error of the undo itself.
+	UndoErr error
+	// Cancelled is set when the context was cancelled during the operation.
+	Cancelled bool
+}
+
+func (e *OperationError) Error() string {
+	msg := fmt.Sprintf("%s of release %s failed: %v", e.Operation, e.Release, e.Err)
+	switch {
+	case e.UndoErr != nil:
+		msg += fmt.Sprintf("; undoing it because atomic is set failed too: %v", e.UndoErr)
+	case e.Undo != "":
+		msg += "; the release was " + e.Undo + " because atomic is set"
+	case e.Cancelled:
+		msg += "; the release was marked failed so the next apply can continue"
+	}
+	return msg
+}
+
+func (e *OperationError) Unwrap() error { return e.Err }
+
+// PendingError is returned for a release left pending when recovery is off.
+type PendingError struct {
+	Release  string
+	Status   release.Status
+	Revision int
+}
+
+func (e *PendingError) Error() string {
+	return fmt.Sprintf("release %s is %s at revision %d: another operation (install/upgrade/rollback) is in progress or was interrupted", e.Release, e.Status, e.Revision)
+}
+
+// recoveredDescription marks revisions the provider set to failed to recover them.
+const recoveredDescription = "Interrupted while %s; marked failed by gitlabk8s so the release can be upgraded"
+
+// cleanupTimeout bounds the bookkeeping done after a cancelled operation.
+const cleanupTimeout = 30 * time.Second
+
+// Apply installs the release, or upgrades it when it exists.
+func (c *Client) Apply(ctx context.Context, spec Spec) (*Outcome, error) {
+	cfg := c.configuration(ctx, spec.Namespace, spec.Capabilities)
+	last, err := lastRelease(cfg, spec.Name)
+	if err != nil {
+		return nil, err
+	}
+	out := &Outcome{}
+	if last != nil && (last.Info.Status.IsPending() || last.Info.Status == release.StatusUninstalling) {
+		if !spec.RecoverPending {
+			return nil, &PendingError{Release: releaseID(spec), Status: last.Info.Status, Revision: last.Version}
+		}
+		if out.Recovered, err = c.recover(ctx, cfg, spec, last); err != nil {
+			return nil, err
+		}
+		if last, err = lastRelease(cfg, spec.Name); err != nil {
+			return nil, err
+		}
+	}
+	if last == nil || last.Info.Status == release.StatusUninstalled {
+		out.Release, err = c.install(ctx, cfg, spec, last != nil)
+	} else {
+		out.Release, err = c.upgrade(ctx, cfg, spec)
+	}
+	return out, err
+}
+
+// recover brings a release left pending by an interrupted run back to a state Helm can
+// operate on. Terraform's state lock means no other run is operating on it.
+func (c *Client) recover(ctx context.Context, cfg *action.Configuration, spec Spec, last *release.Release) (string, error) {
+	status := last.Info.Status
+	if status == release.StatusPendingInstall || status == release.StatusUninstalling {
+		// Nothing of it ever became ready: remove it and install afresh.
+		c.logf("release %s is %s at revision %d: uninstalling it before installing again", releaseID(spec), status, last.Version)
+		if err := c.uninstall(cfg, spec.Name, spec.Timeout, true, true); err != nil {
+			return "", fmt.Errorf("recover release %s from %s: %w", releaseID(spec), status, err)
+		}
+		return fmt.Sprintf("release was %s at revision %d; it was uninstalled and installed again", status, last.Version), nil
+	}
+	c.logf("release %s is %s at revision %d: marking it failed before upgrading", releaseID(spec), status, last.Version)
+	last.SetStatus(release.StatusFailed, fmt.Sprintf(recoveredDescription, status))
+	if err := cfg.Releases.Update(last); err != nil {
+		return "", fmt.Errorf("recover release %s from %s: mark revision %d failed: %w", releaseID(spec), status, last.Version, err)
+	}
+	return fmt.Sprintf("release was %s at revision %d; that revision was marked failed and the release upgraded", status, last.Version), nil
+}
+
+func (c *Client) install(ctx context.Context, cfg *action.Configuration, spec Spec, replace bool) (*release.Release, error) {
+	install := action.NewInstall(cfg)
+	install.ReleaseName = spec.Name
+	install.Namespace = spec.Namespace
+	install.Wait = spec.Wait
+	install.WaitForJobs = spec.Wait
+	install.Timeout = spec.Timeout
+	install.Description = spec.Description
+	install.PostRenderer = spec.PostRenderer
+	install.Replace = replace
+	// Atomic is handled here, so that the undo is reported and a cancelled install is
+	// recorded; Helm's own would run with the cancelled context.
+	install.Atomic = false
+	rel, err := install.RunWithContext(ctx, spec.Chart, spec.Values)
+	if err == nil {
+		return rel, nil
+	}
+	opErr := &OperationError{Operation: "install", Release: releaseID(spec), Err: err}
+	if ctx.Err() != nil {
+		opErr.Cancelled = true
+		c.settleCancelled(ctx, spec, "installing")
+		return nil, opErr
+	}
+	if spec.Atomic {
+		if uerr := c.uninstall(cfg, spec.Name, spec.Timeout, true, false); uerr != nil {
+			opErr.UndoErr = uerr
+		} else {
+			opErr.Undo = "uninstalled"
+		}
+	}
+	return nil, opErr
+}
+
+func (c *Client) upgrade(ctx context.Context, cfg *action.Configuration, spec Spec) (*release.Release, error) {
+	upgrade := action.NewUpgrade(cfg)
+	upgrade.Namespace = spec.Namespace
+	upgrade.Wait = spec.Wait
+	upgrade.WaitForJobs = spec.Wait
+	upgrade.Timeout = spec.Timeout
+	upgrade.MaxHistory = spec.MaxHistory
+	upgrade.Description = spec.Description
+	upgrade.PostRenderer = spec.PostRenderer
+	// The configuration is the whole truth: never merge the values of the previous revision.
+	upgrade.ResetValues = true
+	upgrade.Atomic = false
+	rel, err := upgrade.RunWithContext(ctx, spec.Name, spec.Chart, spec.Values)
+	if err == nil {
+		return rel, nil
+	}
+	opErr := &OperationError{Operation: "upgrade", Release: releaseID(spec), Err: err}
+	if ctx.Err() != nil {
+		opErr.Cancelled = true
+		c.settleCancelled(ctx, spec, "upgrading")
+		return nil, opErr
+	}
+	if !spec.Atomic || rel == nil || rel.Version == 0 {
+		// rel is nil when Helm failed before recording a revision: nothing to undo.
+		return nil, opErr
+	}
+	target, lerr := lastSuccessful(cfg, spec.Name, rel.Version)
+	switch {
+	case lerr != nil:
+		opErr.UndoErr = lerr
+	case target == nil:
+		opErr.UndoErr = errors.New("no earlier successful revision to roll back to")
+	default:
+		if rerr := c.rollback(cfg, spec, target.Version); rerr != nil {
+			opErr.UndoErr = rerr
+		} else {
+			opErr.Undo = fmt.Sprintf("rolled back to revision %d", target.Version)
+		}
+	}
+	return nil, opErr
+}
+
+// Rollback rolls the release back to revision and waits for it like an upgrade.
+func (c *Client) Rollback(ctx context.Context, spec Spec, revision int) error {
+	return c.rollback(c.configuration(ctx, spec.Namespace, spec.Capabilities), spec, revision)
+}
+
+func (c *Client) rollback(cfg *action.Configuration, spec Spec, revision int) error {
+	rollback := action.NewRollback(cfg)
+	rollback.Version = revision
+	rollback.Wait = spec.Wait
+	rollback.WaitForJobs = spec.Wait
+	rollback.Timeout = spec.Timeout
+	rollback.MaxHistory = spec.MaxHistory
+	rollback.CleanupOnFail = true
+	if err := rollback.Run(spec.Name); err != nil {
+		return fmt.Errorf("roll back release %s to revision %d: %w", releaseID(spec), revision, err)
+	}
+	return nil
+}
+
+// Uninstall removes the release and, with wait, waits until its objects are gone. A
+// release that does not exist is not an error.
+func (c *Client) Uninstall(ctx context.Context, namespace, name string, timeout time.Duration, wait bool) error {
+	return c.uninstall(c.configuration(ctx, namespace, nil), name, timeout, wait, false)
+}
+
+func (c *Client) uninstall(cfg *action.Configuration, name string, timeout time.Duration, wait, disableHooks bool) error {
+	uninstall := action.NewUninstall(cfg)
+	uninstall.KeepHistory = false
+	uninstall.IgnoreNotFound = true
+	uninstall.Wait = wait
+	uninstall.Timeout = timeout
+	uninstall.DisableHooks = disableHooks
+	// Foreground: an object is gone only once what it owns (a Deployment's pods) is gone.
+	uninstall.DeletionPropagation = "foreground"
+	if _, err := uninstall.Run(name); err != nil {
+		return fmt.Errorf("uninstall release %s: %w", name, err)
+	}
+	return nil
+}
+
+// settleCancelled makes sure a cancelled operation does not leave the release pending:
+// Helm returns on cancellation but leaves an install's record as it was.
+func (c *Client) settleCancelled(ctx context.Context, spec Spec, doing string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	defer cancel()
+	cfg := c.configuration(ctx, spec.Namespace, spec.Capabilities)
+	last, err := lastRelease(cfg, spec.Name)
+	if err != nil || last == nil || !last.Info.Status.IsPending() {
+		return
+	}
+	last.SetStatus(release.StatusFailed, fmt.Sprintf("Cancelled while %s", doing))
+	if err := cfg.Releases.Update(last); err != nil {
+		c.logf("release %s: could not mark the cancelled revision %d failed: %v", releaseID(spec), last.Version, err)
+	}
+}
+
+func releaseID(spec Spec) string { return spec.Namespace + "/" + spec.Name }

@@ -1,0 +1,159 @@
+package helmrelease
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"helm.sh/helm/v3/pkg/action"
+	"helm.sh/helm/v3/pkg/chartutil"
+	helmkube "helm.sh/helm/v3/pkg/kube"
+	"helm.sh/helm/v3/pkg/release"
+	"helm.sh/helm/v3/pkg/storage"
+	"helm.sh/helm/v3/pkg/storage/driver"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/kube"
+)
+
+// FieldManager is the name the API server records as the manager of the fields Helm writes
+// for this provider (Helm would otherwise use the name of the running binary).
+const FieldManager = "gitlabk8s-helm"
+
+func init() {
+	helmkube.ManagedFieldsManager = FieldManager
+}
+
+// Options tune a Client.
+type Options struct {
+	// Log receives Helm's and the client's debug messages. Messages may quote object names
+	// and API errors, never values; callers still pass them through their redactor.
+	Log func(msg string)
+	// Progress receives the progress of every wait.
+	Progress ProgressFunc
+	// PollInterval is the time between two readiness checks; one second when zero.
+	PollInterval time.Duration
+}
+
+// Client runs Helm actions with the provider's shared clients.
+type Client struct {
+	clients *kube.Clients
+	opts    Options
+	reader  liveReader
+}
+
+// New returns a Client that uses clients for everything, Helm included.
+func New(clients *kube.Clients, opts Options) *Client {
+	return &Client{clients: clients, opts: opts, reader: dynamicReader{client: clients.Dynamic}}
+}
+
+func (c *Client) logf(format string, args ...any) {
+	if c.opts.Log != nil {
+		c.opts.Log(fmt.Sprintf(format, args...))
+	}
+}
+
+// configuration builds Helm's action configuration for one operation in namespace. Its
+// waits and hooks stop when ctx is cancelled. caps, when not nil, replaces what Helm would
+// discover, so the apply renders with exactly the capabilities the plan used.
+func (c *Client) configuration(ctx context.Context, namespace string, caps *chartutil.Capabilities) *action.Configuration {
+	getter := &clientsGetter{clients: c.clients, namespace: namespace}
+	kc := helmkube.New(getter)
+	kc.Namespace = namespace
+	kc.Log = c.logf
+	secrets := driver.NewSecrets(c.clients.Kubernetes.CoreV1().Secrets(namespace))
+	secrets.Log = c.logf
+	store := storage.Init(secrets)
+	store.Log = c.logf
+	return &action.Configuration{
+		RESTClientGetter: getter,
+		KubeClient: &contextKubeClient{Client: kc, ctx: ctx, waiter: &waiter{
+			reader:    c.reader,
+			namespace: namespace,
+			interval:  c.opts.PollInterval,
+			progress:  c.opts.Progress,
+			logf:      c.logf,
+		}},
+		Releases:       store,
+		Capabilities:   caps,
+		Log:            c.logf,
+		HookOutputFunc: func(_, _, _ string) io.Writer { return io.Discard },
+	}
+}
+
+// lastRelease returns the newest revision of the release, or nil when there is none.
+func lastRelease(cfg *action.Configuration, name string) (*release.Release, error) {
+	history, err := cfg.Releases.History(name)
+	if errors.Is(err, driver.ErrReleaseNotFound) || (err == nil && len(history) == 0) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read history of release %s: %w", name, err)
+	}
+	last := history[0]
+	for _, r := range history[1:] {
+		if r.Version > last.Version {
+			last = r
+		}
+	}
+	return last, nil
+}
+
+// lastSuccessful returns the newest deployed or superseded revision older than before, or nil.
+func lastSuccessful(cfg *action.Configuration, name string, before int) (*release.Release, error) {
+	history, err := cfg.Releases.History(name)
+	if err != nil && !errors.Is(err, driver.ErrReleaseNotFound) {
+		return nil, fmt.Errorf("read history of release %s: %w", name, err)
+	}
+	var best *release.Release
+	for _, r := range history {
+		ok := r.Info.Status == release.StatusDeployed || r.Info.Status == release.StatusSuperseded
+		if ok && r.Version < before && (best == nil || r.Version > best.Version) {
+			best = r
+		}
+	}
+	return best, nil
+}
+
+// Get returns the newest revision of the release, or ErrNotFound. A release whose newest
+// revision is uninstalled (kept history) counts as not found.
+func (c *Client) Get(ctx context.Context, namespace, name string) (*release.Release, error) {
+	cfg := c.configuration(ctx, namespace, nil)
+	last, err := lastRelease(cfg, name)
+	if err != nil {
+		return nil, err
+	}
+	if last == nil || last.Info == nil || last.Info.Status == release.StatusUninstalled {
+		return nil, fmt.Errorf("release %s in namespace %s: %w", name, namespace, ErrNotFound)
+	}
+	return last, nil
+}
+
+// History returns every stored revision of the release, oldest first.
+func (c *Client) History(ctx context.Context, namespace, name string) ([]*release.Release, error) {
+	cfg := c.configuration(ctx, namespace, nil)
+	history, err := action.NewHistory(cfg).Run(name)
+	if errors.Is(err, driver.ErrReleaseNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read history of release %s: %w", name, err)
+	}
+	slices.SortFunc(history, func(a, b *release.Release) int { return a.Version - b.Version })
+	return history, nil
+}
+
+// ErrNotFound is returned for a release that does not exist.
+var ErrNotFound = errors.New("release not found")
+
+// ServerCapabilities returns the cluster's version and the API versions it serves, the
+// way Helm discovers them for .Capabilities.
+func (c *Client) ServerCapabilities() (kubeVersion string, apiVersions []string, err error) {
+	versions, err := action.GetVersionSet(c.clients.Discovery)
+	if err != nil {
+		return "", nil, fmt.Errorf("discover the API versions of %s: %w", c.clients.Source, err)
+	}
+	return c.clients.ServerVersion, versions, nil
+}

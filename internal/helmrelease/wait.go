@@ -1,0 +1,313 @@
+package helmrelease
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/readiness"
+)
+
+// objectRef names one object of a release in the cluster.
+type objectRef struct {
+	Resource   schema.GroupVersionResource
+	APIVersion string
+	Kind       string
+	Namespace  string
+	Name       string
+}
+
+// key is the object's key in `manifests`, relative to the release namespace.
+func (r objectRef) key(releaseNamespace string) string {
+	return manifest.Key(manifest.Object{
+		"apiVersion": r.APIVersion,
+		"kind":       r.Kind,
+		"metadata":   map[string]any{"name": r.Name, "namespace": r.Namespace},
+	}, releaseNamespace)
+}
+
+// liveReader reads objects from the cluster; tests replace it.
+type liveReader interface {
+	// Get returns the object, or nil without an error when it does not exist.
+	Get(ctx context.Context, ref objectRef) (*unstructured.Unstructured, error)
+	// ListPods returns the pods of a namespace.
+	ListPods(ctx context.Context, namespace string) ([]*unstructured.Unstructured, error)
+}
+
+type dynamicReader struct{ client dynamic.Interface }
+
+func (d dynamicReader) Get(ctx context.Context, ref objectRef) (*unstructured.Unstructured, error) {
+	obj, err := d.client.Resource(ref.Resource).Namespace(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	return obj, err
+}
+
+var podsResource = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+
+func (d dynamicReader) ListPods(ctx context.Context, namespace string) ([]*unstructured.Unstructured, error) {
+	list, err := d.client.Resource(podsResource).Namespace(namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	pods := make([]*unstructured.Unstructured, len(list.Items))
+	for i := range list.Items {
+		pods[i] = &list.Items[i]
+	}
+	return pods, nil
+}
+
+// workloadKinds own pods; only their namespaces need a pod list.
+var workloadKinds = []string{"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob", "Pod"}
+
+// ProgressFunc receives a one-line summary of a wait and its per-object detail. It is called
+// when the summary changes and at least every progressHeartbeat while nothing changes.
+type ProgressFunc func(summary string, objects []readiness.Progress)
+
+const (
+	defaultPollInterval = time.Second
+	progressHeartbeat   = 10 * time.Second
+)
+
+// waiter polls the objects of a release until they are ready or gone.
+type waiter struct {
+	reader    liveReader
+	namespace string // the release namespace; object keys are relative to it
+	interval  time.Duration
+	progress  ProgressFunc
+	logf      func(format string, args ...any)
+}
+
+// FailedError says that objects failed while the release was waited for: a crash-looping or
+// unpullable pod, a failed Job, a Deployment past its progress deadline.
+type FailedError struct {
+	Failures []readiness.Failure
+}
+
+func (e *FailedError) Error() string {
+	parts := make([]string, 0, len(e.Failures))
+	for _, f := range e.Failures {
+		part := f.Object + ": " + f.Reason
+		if f.Message != "" {
+			part += ": " + f.Message
+		}
+		parts = append(parts, part)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// TimeoutError says that the wait ran out of time; NotReady tells what was still pending.
+type TimeoutError struct {
+	Timeout  time.Duration
+	NotReady []readiness.Progress
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("not ready after %s: %s", e.Timeout, describeProgress(e.NotReady))
+}
+
+var errWaitTimeout = errors.New("wait timed out")
+
+// waitReady polls refs until every object is ready, one fails, the timeout passes or ctx is
+// cancelled.
+func (w *waiter) waitReady(ctx context.Context, refs []objectRef, timeout time.Duration) error {
+	if len(refs) == 0 {
+		return nil
+	}
+	waitCtx, cancel := context.WithTimeoutCause(ctx, timeout, errWaitTimeout)
+	defer cancel()
+	ticker := time.NewTicker(w.pollInterval())
+	defer ticker.Stop()
+	var reporter progressReporter
+	var last []readiness.Progress
+	for {
+		result, err := w.evaluate(waitCtx, refs)
+		switch {
+		case err != nil && waitCtx.Err() == nil:
+			// The API server may blip during a rollout; the timeout bounds the retries.
+			w.log("readiness check failed, retrying: %v", err)
+		case err == nil:
+			last = result.Progress
+			reporter.report(w.progress, result.Progress)
+			if len(result.Failures) > 0 {
+				return &FailedError{Failures: result.Failures}
+			}
+			if result.Ready {
+				return nil
+			}
+		}
+		select {
+		case <-waitCtx.Done():
+			if errors.Is(context.Cause(waitCtx), errWaitTimeout) {
+				return &TimeoutError{Timeout: timeout, NotReady: notReady(last)}
+			}
+			return fmt.Errorf("wait cancelled (%s): %w", describeProgress(notReady(last)), context.Cause(ctx))
+		case <-ticker.C:
+		}
+	}
+}
+
+// evaluate reads every object and the pods of the namespaces holding workloads, and rates them.
+func (w *waiter) evaluate(ctx context.Context, refs []objectRef) (readiness.Result, error) {
+	objects := make([]*unstructured.Unstructured, 0, len(refs))
+	var missing []readiness.Progress
+	var podNamespaces []string
+	for _, ref := range refs {
+		obj, err := w.reader.Get(ctx, ref)
+		if err != nil {
+			return readiness.Result{}, fmt.Errorf("read %s: %w", ref.key(w.namespace), err)
+		}
+		if obj == nil {
+			missing = append(missing, readiness.Progress{Object: ref.key(w.namespace), Status: "NotFound"})
+			continue
+		}
+		objects = append(objects, obj)
+		if slices.Contains(workloadKinds, ref.Kind) && !slices.Contains(podNamespaces, ref.Namespace) {
+			podNamespaces = append(podNamespaces, ref.Namespace)
+		}
+	}
+	var pods []*unstructured.Unstructured
+	for _, ns := range podNamespaces {
+		list, err := w.reader.ListPods(ctx, ns)
+		if err != nil {
+			return readiness.Result{}, fmt.Errorf("list pods in namespace %s: %w", ns, err)
+		}
+		pods = append(pods, list...)
+	}
+	result := readiness.Evaluate(objects, pods)
+	if len(missing) > 0 {
+		result.Ready = false
+		result.Progress = append(result.Progress, missing...)
+	}
+	return result, nil
+}
+
+// waitDeleted polls refs until none of them exists any more.
+func (w *waiter) waitDeleted(ctx context.Context, refs []objectRef, timeout time.Duration) error {
+	if len(refs) == 0 {
+		return nil
+	}
+	waitCtx, cancel := context.WithTimeoutCause(ctx, timeout, errWaitTimeout)
+	defer cancel()
+	ticker := time.NewTicker(w.pollInterval())
+	defer ticker.Stop()
+	var reporter progressReporter
+	var remaining []readiness.Progress
+	for {
+		var err error
+		remaining, err = w.remaining(waitCtx, refs)
+		switch {
+		case err != nil && waitCtx.Err() == nil:
+			w.log("deletion check failed, retrying: %v", err)
+		case err == nil:
+			if len(remaining) == 0 {
+				return nil
+			}
+			reporter.report(w.progress, remaining)
+		}
+		select {
+		case <-waitCtx.Done():
+			if errors.Is(context.Cause(waitCtx), errWaitTimeout) {
+				return &TimeoutError{Timeout: timeout, NotReady: remaining}
+			}
+			return fmt.Errorf("wait for deletion cancelled (%s): %w", describeProgress(remaining), context.Cause(ctx))
+		case <-ticker.C:
+		}
+	}
+}
+
+// remaining returns the objects of refs that still exist, saying what holds them.
+func (w *waiter) remaining(ctx context.Context, refs []objectRef) ([]readiness.Progress, error) {
+	var left []readiness.Progress
+	for _, ref := range refs {
+		obj, err := w.reader.Get(ctx, ref)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", ref.key(w.namespace), err)
+		}
+		if obj == nil {
+			continue
+		}
+		status := "Terminating"
+		if obj.GetDeletionTimestamp() == nil {
+			status = "NotDeleted"
+		}
+		if finalizers := obj.GetFinalizers(); len(finalizers) > 0 {
+			status += ", finalizers " + strings.Join(finalizers, ", ")
+		}
+		left = append(left, readiness.Progress{Object: ref.key(w.namespace), Status: status})
+	}
+	return left, nil
+}
+
+func (w *waiter) pollInterval() time.Duration {
+	if w.interval > 0 {
+		return w.interval
+	}
+	return defaultPollInterval
+}
+
+func (w *waiter) log(format string, args ...any) {
+	if w.logf != nil {
+		w.logf(format, args...)
+	}
+}
+
+// progressReporter calls a ProgressFunc when the summary changes, and at least every
+// progressHeartbeat, so a CI log shows a wait is alive without repeating every second.
+type progressReporter struct {
+	lastSummary string
+	lastAt      time.Time
+}
+
+func (r *progressReporter) report(fn ProgressFunc, progress []readiness.Progress) {
+	if fn == nil {
+		return
+	}
+	summary := describeProgress(progress)
+	if summary == r.lastSummary && time.Since(r.lastAt) < progressHeartbeat {
+		return
+	}
+	r.lastSummary, r.lastAt = summary, time.Now()
+	fn(summary, progress)
+}
+
+// describeProgress writes progress as "Deployment.apps/web ready 1/2 (InProgress), ...".
+func describeProgress(progress []readiness.Progress) string {
+	if len(progress) == 0 {
+		return "no objects pending"
+	}
+	parts := make([]string, 0, len(progress))
+	for _, p := range progress {
+		part := p.Object
+		if p.Desired > 0 {
+			part += fmt.Sprintf(" ready %d/%d", p.Ready, p.Desired)
+		}
+		if p.Status != "" {
+			part += " (" + p.Status + ")"
+		}
+		parts = append(parts, part)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// notReady keeps the entries of progress that are not yet current.
+func notReady(progress []readiness.Progress) []readiness.Progress {
+	var out []readiness.Progress
+	for _, p := range progress {
+		if p.Status != "Current" || p.Ready < p.Desired {
+			out = append(out, p)
+		}
+	}
+	return out
+}

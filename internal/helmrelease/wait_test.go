@@ -1,0 +1,202 @@
+package helmrelease
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/readiness"
+)
+
+// fakeReader serves objects and pods from memory; step advances the cluster's state on each
+// poll, as controllers would.
+type fakeReader struct {
+	mu      sync.Mutex
+	objects map[string]*unstructured.Unstructured // by name
+	pods    []*unstructured.Unstructured
+	gets    int
+	step    func(f *fakeReader)
+}
+
+func (f *fakeReader) Get(_ context.Context, ref objectRef) (*unstructured.Unstructured, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.gets++
+	if f.step != nil && f.gets%2 == 1 {
+		f.step(f)
+	}
+	obj := f.objects[ref.Name]
+	if obj == nil {
+		return nil, nil
+	}
+	return obj.DeepCopy(), nil
+}
+
+func (f *fakeReader) ListPods(context.Context, string) ([]*unstructured.Unstructured, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.pods, nil
+}
+
+func object(t *testing.T, text string) *unstructured.Unstructured {
+	t.Helper()
+	// Through JSON, so numbers are int64 as the API server's are.
+	data, err := yaml.YAMLToJSON([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := &unstructured.Unstructured{}
+	if err := obj.UnmarshalJSON(data); err != nil {
+		t.Fatal(err)
+	}
+	return obj
+}
+
+const progressingDeployment = `
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: review, generation: 1}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template: {metadata: {labels: {app: web}}, spec: {containers: [{name: web, image: nginx}]}}
+status:
+  observedGeneration: 1
+  replicas: 2
+  updatedReplicas: 2
+  readyReplicas: 1
+  availableReplicas: 1
+  conditions:
+  - {type: Progressing, status: "True", reason: ReplicaSetUpdated}
+  - {type: Available, status: "False"}
+`
+
+const readyDeployment = `
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: review, generation: 1}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template: {metadata: {labels: {app: web}}, spec: {containers: [{name: web, image: nginx}]}}
+status:
+  observedGeneration: 1
+  replicas: 2
+  updatedReplicas: 2
+  readyReplicas: 2
+  availableReplicas: 2
+  conditions:
+  - {type: Progressing, status: "True", reason: NewReplicaSetAvailable}
+  - {type: Available, status: "True"}
+`
+
+var deploymentRef = objectRef{
+	Resource:   schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"},
+	APIVersion: "apps/v1", Kind: "Deployment", Namespace: "review", Name: "web",
+}
+
+func TestWaitReady_becomesReadyAndReportsProgress(t *testing.T) {
+	reader := &fakeReader{objects: map[string]*unstructured.Unstructured{"web": object(t, progressingDeployment)}}
+	polls := 0
+	reader.step = func(f *fakeReader) {
+		polls++
+		if polls == 3 {
+			f.objects["web"] = object(t, readyDeployment)
+		}
+	}
+	var summaries []string
+	w := &waiter{reader: reader, namespace: "review", interval: time.Millisecond,
+		progress: func(summary string, _ []readiness.Progress) { summaries = append(summaries, summary) }}
+	if err := w.waitReady(context.Background(), []objectRef{deploymentRef}, time.Minute); err != nil {
+		t.Fatalf("waitReady: %v", err)
+	}
+	if len(summaries) != 2 || summaries[0] != "Deployment.apps/web ready 1/2 (InProgress)" || summaries[1] != "Deployment.apps/web ready 2/2 (Current)" {
+		t.Errorf("progress reported %q; want one line per change: ready 1/2 then 2/2", summaries)
+	}
+}
+
+func TestWaitReady_failsFastOnCrashLoop(t *testing.T) {
+	pod := object(t, `
+apiVersion: v1
+kind: Pod
+metadata: {name: web-5d8f-x2x, namespace: review, labels: {app: web}}
+status:
+  phase: Running
+  containerStatuses:
+  - name: web
+    ready: false
+    restartCount: 3
+    state: {waiting: {reason: CrashLoopBackOff, message: "back-off 40s restarting failed container=web"}}
+`)
+	reader := &fakeReader{objects: map[string]*unstructured.Unstructured{"web": object(t, progressingDeployment)}, pods: []*unstructured.Unstructured{pod}}
+	w := &waiter{reader: reader, namespace: "review", interval: time.Millisecond}
+	start := time.Now()
+	err := w.waitReady(context.Background(), []objectRef{deploymentRef}, time.Hour)
+	var failed *FailedError
+	if !errors.As(err, &failed) {
+		t.Fatalf("waitReady = %v, want a *FailedError", err)
+	}
+	if time.Since(start) > 5*time.Second {
+		t.Errorf("failure took %s; it must not wait for the timeout", time.Since(start))
+	}
+	for _, want := range []string{"Deployment.apps/web", "CrashLoopBackOff", "web-5d8f-x2x"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not name %q", err, want)
+		}
+	}
+}
+
+func TestWaitReady_timeoutNamesWhatIsNotReady(t *testing.T) {
+	reader := &fakeReader{objects: map[string]*unstructured.Unstructured{"web": object(t, progressingDeployment)}}
+	missing := objectRef{Resource: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, APIVersion: "v1", Kind: "ConfigMap", Namespace: "review", Name: "settings"}
+	w := &waiter{reader: reader, namespace: "review", interval: time.Millisecond}
+	err := w.waitReady(context.Background(), []objectRef{deploymentRef, missing}, 50*time.Millisecond)
+	var timeout *TimeoutError
+	if !errors.As(err, &timeout) {
+		t.Fatalf("waitReady = %v, want a *TimeoutError", err)
+	}
+	if want := "Deployment.apps/web ready 1/2 (InProgress), ConfigMap/settings (NotFound)"; !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q does not say %q", err, want)
+	}
+}
+
+func TestWaitReady_stopsWhenCancelled(t *testing.T) {
+	reader := &fakeReader{objects: map[string]*unstructured.Unstructured{"web": object(t, progressingDeployment)}}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(20*time.Millisecond, cancel)
+	w := &waiter{reader: reader, namespace: "review", interval: time.Millisecond}
+	err := w.waitReady(ctx, []objectRef{deploymentRef}, time.Hour)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("waitReady = %v, want context.Canceled", err)
+	}
+	if !strings.Contains(err.Error(), "Deployment.apps/web ready 1/2") {
+		t.Errorf("error %q does not say what was still pending", err)
+	}
+}
+
+func TestWaitDeleted_namesFinalizers(t *testing.T) {
+	stuck := object(t, `
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings, namespace: review, deletionTimestamp: "2026-01-01T00:00:00Z", finalizers: [example.com/keep]}
+`)
+	reader := &fakeReader{objects: map[string]*unstructured.Unstructured{"settings": stuck}}
+	ref := objectRef{Resource: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, APIVersion: "v1", Kind: "ConfigMap", Namespace: "review", Name: "settings"}
+	w := &waiter{reader: reader, namespace: "review", interval: time.Millisecond}
+	err := w.waitDeleted(context.Background(), []objectRef{ref}, 30*time.Millisecond)
+	if err == nil || !strings.Contains(err.Error(), "ConfigMap/settings (Terminating, finalizers example.com/keep)") {
+		t.Fatalf("waitDeleted = %v, want a timeout naming the object and its finalizer", err)
+	}
+
+	reader.step = func(f *fakeReader) { delete(f.objects, "settings") }
+	if err := w.waitDeleted(context.Background(), []objectRef{ref}, time.Minute); err != nil {
+		t.Fatalf("waitDeleted after the object went away: %v", err)
+	}
+}
