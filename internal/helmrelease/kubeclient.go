@@ -10,12 +10,12 @@ import (
 
 // Helm type-asserts its kube client to these optional interfaces; the wrapper must keep them.
 var (
-	_ helmkube.Interface                     = (*contextKubeClient)(nil)
-	_ helmkube.InterfaceExt                  = (*contextKubeClient)(nil)
-	_ helmkube.InterfaceThreeWayMerge        = (*contextKubeClient)(nil)
-	_ helmkube.InterfaceLogs                 = (*contextKubeClient)(nil)
-	_ helmkube.InterfaceDeletionPropagation  = (*contextKubeClient)(nil)
-	_ helmkube.InterfaceResources            = (*contextKubeClient)(nil)
+	_ helmkube.Interface                    = (*contextKubeClient)(nil)
+	_ helmkube.InterfaceExt                 = (*contextKubeClient)(nil)
+	_ helmkube.InterfaceThreeWayMerge       = (*contextKubeClient)(nil)
+	_ helmkube.InterfaceLogs                = (*contextKubeClient)(nil)
+	_ helmkube.InterfaceDeletionPropagation = (*contextKubeClient)(nil)
+	_ helmkube.InterfaceResources           = (*contextKubeClient)(nil)
 )
 
 // contextKubeClient is Helm's kube client with the waits replaced: Helm's own waits take no
