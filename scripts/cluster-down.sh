@@ -13,12 +13,6 @@ source "$scripts/cluster/common.sh"
 # get the time they usually need; nothing here holds data worth waiting longer for.
 STOP_TIMEOUT="${GITLABK8S_STOP_TIMEOUT:-20}"
 
-if [ ! -d "$CLUSTER_DIR" ]; then
-  log "no cluster state at $CLUSTER_DIR: nothing to stop"
-  exit 0
-fi
-lock_cluster
-
 # stop_pid NAME PID: SIGTERM, then SIGKILL once STOP_TIMEOUT has passed.
 stop_pid() {
   local name="$1" pid="$2" deadline=$((SECONDS + STOP_TIMEOUT))
@@ -35,6 +29,24 @@ stop_pid() {
   done
 }
 
+# stop_strays stops components whose pid file was lost (a crashed cluster-up, a deleted state
+# folder): they still name the state folder on their command line. Same order as below.
+stop_strays() {
+  local i pid
+  for ((i = ${#COMPONENTS[@]} - 1; i >= 0; i--)); do
+    for pid in $(stray_pids "${COMPONENTS[i]}"); do stop_pid "${COMPONENTS[i]}" "$pid"; done
+  done
+}
+
+# cluster-up marks its folder before starting anything, so without the marker there is no state
+# to stop or wipe (and a mistyped GITLABK8S_CLUSTER_DIR is left untouched).
+if [ ! -f "$MARKER_FILE" ]; then
+  stop_strays
+  log "no cluster state at $CLUSTER_DIR: nothing to stop"
+  exit 0
+fi
+lock_cluster
+
 # Reverse start order: clients of the API server first, etcd last.
 for ((i = ${#COMPONENTS[@]} - 1; i >= 0; i--)); do
   name="${COMPONENTS[i]}"
@@ -43,12 +55,8 @@ for ((i = ${#COMPONENTS[@]} - 1; i >= 0; i--)); do
   fi
   rm -f "$PID_DIR/$name.pid"
 done
+stop_strays
 
-# Processes whose pid file was lost (a crashed cluster-up, a deleted pids folder) still name the
-# state folder on their command line.
-for pid in $(stray_pids); do
-  stop_pid "$(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline" | cut -d' ' -f1)" "$pid"
-done
 remaining="$(stray_pids)"
 if [ -n "$remaining" ]; then
   echo "cluster-down: processes still running for $CLUSTER_DIR:" >&2
@@ -58,10 +66,8 @@ fi
 
 if [ "${KEEP_STATE:-0}" = 1 ]; then
   log "cluster stopped; state kept in $CLUSTER_DIR (cluster-up restarts it)"
-elif [ -f "$MARKER_FILE" ]; then
+else
   # The lock file stays: another cluster-up may be waiting on it right now.
   find "$CLUSTER_DIR" -mindepth 1 -maxdepth 1 ! -name .lock -exec rm -rf {} +
   log "cluster stopped; state wiped from $CLUSTER_DIR"
-else
-  log "cluster stopped; $CLUSTER_DIR has no $(basename "$MARKER_FILE") marker, so it was left as is"
 fi

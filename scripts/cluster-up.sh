@@ -25,6 +25,14 @@ case "$CLUSTER_DIR" in *"'"* | *" "*)
   exit 1 ;;
 esac
 
+# Refuse to adopt a folder that holds something other than a cluster of ours: cluster-down wipes
+# what carries our marker, and a mistyped GITLABK8S_CLUSTER_DIR must never make that $HOME.
+if [ -d "$CLUSTER_DIR" ] && [ ! -f "$MARKER_FILE" ] &&
+  [ -n "$(find "$CLUSTER_DIR" -mindepth 1 -maxdepth 1 ! -name .lock -print -quit)" ]; then
+  echo "cluster-up: $CLUSTER_DIR is not empty and holds no cluster state; choose another GITLABK8S_CLUSTER_DIR" >&2
+  exit 1
+fi
+
 lock_cluster
 
 if cluster_running; then

@@ -54,19 +54,19 @@ component_pid() {
   echo "$pid"
 }
 
-# stray_pids prints the pids of our components still running with the state folder on their
-# command line, whatever the pid files say.
+# stray_pids [NAME] prints the pids of our components (or of component NAME) still running with
+# the state folder on their command line, whatever the pid files say.
 stray_pids() {
-  local proc pid cmd exe
+  local only="${1:-}" proc pid cmd exe name
   for proc in /proc/[0-9]*; do
     pid="${proc#/proc/}"
     [ "$pid" = "$$" ] && continue
     cmd="$(tr '\0' ' ' 2>/dev/null <"$proc/cmdline")" || continue
     case "$cmd" in *"$CLUSTER_DIR/"*) ;; *) continue ;; esac
     exe="${cmd%% *}"
-    case "${exe##*/}" in
-      etcd | kube-apiserver | kube-controller-manager | kube-scheduler | kwok) echo "$pid" ;;
-    esac
+    name="${exe##*/}"
+    [ -z "$only" ] || [ "$name" = "$only" ] || continue
+    case " ${COMPONENTS[*]} " in *" $name "*) echo "$pid" ;; esac
   done
 }
 
