@@ -55,6 +55,8 @@ META="$WORK/meta.txt"
 : >"$RESULTS"
 : >"$META"
 log "work folder: $WORK"
+# Other work on the machine slows every figure alike, but not evenly: the report states the load.
+echo "load_start=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$META"
 
 CHART="$scripts/bench/chart"
 KUBE_CONTEXT="admin"
@@ -67,27 +69,22 @@ KUBECTL="$("$scripts/kubectl.sh" --print-path)"
 HELM="$("$scripts/build-helm.sh")"
 TERRAFORM="$("$scripts/ensure-terraform.sh")"
 
-# The provider under test, installed into a filesystem mirror the way a CI job would get it from
-# a registry, so `terraform init` and every plugin start are the real ones. The address comes from
-# the provider's own source.
+# The provider under test, installed into a filesystem mirror (scripts/provider-mirror.sh) the way
+# a CI job would get it from a registry, so `terraform init` and every plugin start are the real
+# ones. The mirror's binary is then rebuilt from scripts/bench/provider: the provider's own main
+# plus the peak-RSS record and CPU profile this script asks for through environment variables.
 provider_address="$(sed -n 's/^const RegistryAddress = "\(.*\)"$/\1/p' internal/provider/provider.go)"
 [ -n "$provider_address" ] || { echo "bench: no RegistryAddress in internal/provider/provider.go" >&2; exit 1; }
 provider_source="${provider_address#*/}" # namespace/type, as written in required_providers
-provider_version=0.0.1
-plugin_dir="$WORK/mirror/$provider_address/$provider_version/$(go env GOOS)_$(go env GOARCH)"
-PROVIDER_BIN="$plugin_dir/terraform-provider-${provider_address##*/}_v$provider_version"
-mkdir -p "$plugin_dir"
-log "building the provider (scripts/bench/provider: the provider's main plus peak-RSS and pprof hooks)"
+TF_CLI_CONFIG_FILE="$("$scripts/provider-mirror.sh" "$WORK/mirror")"
+export TF_CLI_CONFIG_FILE
+PROVIDER_BIN="$(find "$WORK/mirror/$provider_address" -type f -name 'terraform-provider-*' | head -n 1)"
+[ -n "$PROVIDER_BIN" ] || { echo "bench: scripts/provider-mirror.sh left no provider for $provider_address" >&2; exit 1; }
+provider_version="$(basename "$(dirname "$(dirname "$PROVIDER_BIN")")")"
+log "rebuilding the mirror's provider $provider_version from scripts/bench/provider"
 go build -trimpath -ldflags "-X main.version=$provider_version" -o "$PROVIDER_BIN" ./scripts/bench/provider
-cat >"$WORK/terraformrc" <<EOF
-provider_installation {
-  filesystem_mirror {
-    path    = "$WORK/mirror"
-    include = ["$provider_address"]
-  }
-}
-EOF
-export TF_CLI_CONFIG_FILE="$WORK/terraformrc"
+# The mirror holds a copy per registry host (Terraform's and OpenTofu's); replace every one.
+find "$WORK/mirror" -type f -name "$(basename "$PROVIDER_BIN")" ! -path "$PROVIDER_BIN" -exec cp -f "$PROVIDER_BIN" {} \;
 export TF_IN_AUTOMATION=1 TF_INPUT=0 CHECKPOINT_DISABLE=1
 unset TF_LOG TF_LOG_PROVIDER
 # The provider reads GitLab's predefined variables; a benchmark run is not a CI job.
