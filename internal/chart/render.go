@@ -41,7 +41,8 @@ type RenderOptions struct {
 type Rendered struct {
 	// Objects are the objects Helm applies, in Helm's install order.
 	Objects []manifest.Object
-	// Hooks are the hook objects (helm.sh/hook annotation), in file order.
+	// Hooks are the hook objects (helm.sh/hook annotation), in Helm's kind
+	// order; Helm runs them by event and weight.
 	Hooks []manifest.Object
 	// CRDs are the objects in the crds/ directories of the chart and its
 	// subcharts, which Helm creates before anything else on install.

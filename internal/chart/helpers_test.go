@@ -1,0 +1,67 @@
+package chart
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chartserver"
+)
+
+// loadFixture loads testdata/charts/<name> at the repository root.
+func loadFixture(t *testing.T, name string) *Loaded {
+	t.Helper()
+	loaded, err := Load(context.Background(), Source{Chart: chartserver.FixtureChart(name)})
+	if err != nil {
+		t.Fatalf("load %s: %v", name, err)
+	}
+	return loaded
+}
+
+// render renders a fixture as release "web" in namespace "review-x".
+func render(t *testing.T, l *Loaded, v Values, o RenderOptions) *Rendered {
+	t.Helper()
+	values, err := MergeValues(v)
+	if err != nil {
+		t.Fatalf("merge values: %v", err)
+	}
+	if o.ReleaseName == "" {
+		o.ReleaseName = "web"
+	}
+	if o.Namespace == "" {
+		o.Namespace = "review-x"
+	}
+	rendered, err := Render(context.Background(), l, values, o)
+	if err != nil {
+		t.Fatalf("render: %v", err)
+	}
+	return rendered
+}
+
+func keysOf(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func objectNames(objs []map[string]any) []string {
+	var names []string
+	for _, obj := range objs {
+		metadata, _ := obj["metadata"].(map[string]any)
+		names = append(names, obj["kind"].(string)+"/"+metadata["name"].(string))
+	}
+	return names
+}
+
+func mustContain(t *testing.T, what, text string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(text, want) {
+			t.Errorf("%s does not contain %q:\n%s", what, want, text)
+		}
+	}
+}

@@ -1,0 +1,153 @@
+package chart
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestMergeValues(t *testing.T) {
+	tests := []struct {
+		name   string
+		values Values
+		want   map[string]any
+	}{
+		{
+			name:   "nothing",
+			values: Values{},
+			want:   map[string]any{},
+		},
+		{
+			name: "later documents win, maps merge key by key",
+			values: Values{Documents: []string{
+				"image:\n  repository: a\n  tag: \"1\"\nreplicaCount: 1\nlist: [1, 2]\n",
+				"image:\n  tag: \"2\"\nlist: [3]\n",
+				"",
+			}},
+			want: map[string]any{
+				"image":        map[string]any{"repository": "a", "tag": "2"},
+				"replicaCount": float64(1),
+				"list":         []any{float64(3)},
+			},
+		},
+		{
+			name: "set is typed like helm --set and applied after documents",
+			values: Values{
+				Documents: []string{"replicaCount: 1\nimage:\n  tag: old\n"},
+				Set: map[string]string{
+					"replicaCount": "3",
+					"image.tag":    "007",
+					"enabled":      "true",
+					"nothing":      "null",
+					"env[0].name":  "A",
+				},
+			},
+			want: map[string]any{
+				"replicaCount": int64(3),
+				"image":        map[string]any{"tag": "007"},
+				"enabled":      true,
+				"nothing":      nil,
+				"env":          []any{map[string]any{"name": "A"}},
+			},
+		},
+		{
+			name: "set values are literal: commas, braces, backslashes, equals",
+			values: Values{Set: map[string]string{
+				"a": "x,y=z",
+				"b": "{1,2}",
+				"c": `C:\path\`,
+			}},
+			want: map[string]any{"a": "x,y=z", "b": "{1,2}", "c": `C:\path\`},
+		},
+		{
+			name:   "escaped dots in a path are part of the key",
+			values: Values{Set: map[string]string{`podAnnotations.example\.com/team`: "web"}},
+			want:   map[string]any{"podAnnotations": map[string]any{"example.com/team": "web"}},
+		},
+		{
+			name: "set_sensitive values are strings and win over set",
+			values: Values{
+				Set:          map[string]string{"password": "plain"},
+				SetSensitive: map[string]string{"password": "12345", "token": "true"},
+			},
+			want: map[string]any{"password": "12345", "token": "true"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := MergeValues(tt.values)
+			if err != nil {
+				t.Fatalf("MergeValues: %v", err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("MergeValues =\n%#v\nwant\n%#v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestMergeValues_errors(t *testing.T) {
+	const canary = "canary-5ecr3t-value"
+	tests := []struct {
+		name   string
+		values Values
+		want   []string
+	}{
+		{
+			name:   "invalid YAML names the document and line",
+			values: Values{Documents: []string{"a: 1\n", "a: 1\nb: 2\nc: d: e\n"}},
+			want:   []string{"values[1]", "line 3"},
+		},
+		{
+			name:   "tab indentation",
+			values: Values{Documents: []string{"a:\n\tb: 1\n"}},
+			want:   []string{"values[0]", "line 2"},
+		},
+		{
+			name:   "a document that is not a mapping",
+			values: Values{Documents: []string{"- a\n- b\n"}},
+			want:   []string{"values[0]", "not a YAML mapping"},
+		},
+		{
+			name:   "unescaped equals in a set path",
+			values: Values{Set: map[string]string{"a=b": "1"}},
+			want:   []string{`set["a=b"]`, "unescaped '='"},
+		},
+		{
+			name:   "unescaped comma in a set path",
+			values: Values{Set: map[string]string{"a,b": "1"}},
+			want:   []string{`set["a,b"]`, "unescaped ','"},
+		},
+		{
+			name:   "unterminated index",
+			values: Values{Set: map[string]string{"list[0": "1"}},
+			want:   []string{`set["list[0"]`, "does not parse"},
+		},
+		{
+			name:   "bad index never quotes a sensitive value",
+			values: Values{SetSensitive: map[string]string{"list[x": canary}},
+			want:   []string{`set_sensitive["list[x"]`, "does not parse"},
+		},
+		{
+			name:   "empty path",
+			values: Values{Set: map[string]string{"": "1"}},
+			want:   []string{"path is empty"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := MergeValues(tt.values)
+			if err == nil {
+				t.Fatal("MergeValues succeeded, want an error")
+			}
+			for _, want := range tt.want {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not contain %q", err, want)
+				}
+			}
+			if strings.Contains(err.Error(), canary) {
+				t.Errorf("error %q contains the sensitive value", err)
+			}
+		})
+	}
+}

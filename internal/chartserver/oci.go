@@ -1,0 +1,149 @@
+package chartserver
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/distribution/distribution/v3/configuration"
+	"github.com/distribution/distribution/v3/registry/handlers"
+	_ "github.com/distribution/distribution/v3/registry/auth/htpasswd" // basic authentication
+	_ "github.com/distribution/distribution/v3/registry/storage/driver/inmemory"
+	"github.com/sirupsen/logrus"
+	"golang.org/x/crypto/bcrypt"
+	helmchart "helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/registry"
+)
+
+// quietRegistryLogs turns down the distribution registry's logging, which
+// goes to logrus's standard logger and would fill test output with a line
+// per request.
+var quietRegistryLogs sync.Once
+
+// OCIRegistry is the distribution registry, in memory, on loopback, over
+// plain HTTP (charts are loaded from it with Source.PlainHTTP).
+type OCIRegistry struct {
+	// Host is "127.0.0.1:<port>".
+	Host               string
+	Username, Password string
+
+	clientDir string
+}
+
+// NewOCIRegistry starts an empty registry; it stops at the end of the
+// test.
+func NewOCIRegistry(t testing.TB, opts ...Option) *OCIRegistry {
+	t.Helper()
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	quietRegistryLogs.Do(func() {
+		logrus.SetLevel(logrus.ErrorLevel)
+		logrus.SetOutput(io.Discard)
+	})
+	dir := t.TempDir()
+
+	config := &configuration.Configuration{}
+	config.Storage = configuration.Storage{
+		"inmemory":    configuration.Parameters{},
+		"maintenance": configuration.Parameters{"uploadpurging": map[any]any{"enabled": false}},
+	}
+	config.HTTP.Secret = randomHex(t)
+	if o.username != "" || o.password != "" {
+		config.Auth = configuration.Auth{
+			"htpasswd": configuration.Parameters{
+				"realm": "chartserver",
+				"path":  writeHtpasswd(t, dir, o.username, o.password),
+			},
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	app := handlers.NewApp(ctx, config)
+	server := httptest.NewServer(app)
+	t.Cleanup(func() {
+		server.Close()
+		cancel()
+	})
+	return &OCIRegistry{
+		Host:      strings.TrimPrefix(server.URL, "http://"),
+		Username:  o.username,
+		Password:  o.password,
+		clientDir: dir,
+	}
+}
+
+// Repository returns the oci:// URL charts are published under,
+// "oci://127.0.0.1:<port>/charts"; a chart's reference is this plus
+// "/<name>".
+func (r *OCIRegistry) Repository() string {
+	return "oci://" + r.Host + "/charts"
+}
+
+// Publish pushes ch as helm push would, to
+// oci://<host>/charts/<name>:<version> (a '+' in the version becomes '_'),
+// replacing what the tag pointed at, and returns the chart's reference
+// without tag and the digest of its chart layer, "sha256:<hex>".
+func (r *OCIRegistry) Publish(t testing.TB, ch *helmchart.Chart) (ref, digest string) {
+	t.Helper()
+	path := Package(t, ch, filepath.Join(r.clientDir, "packages"))
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read package: %v", err)
+	}
+	options := []registry.ClientOption{
+		registry.ClientOptPlainHTTP(),
+		registry.ClientOptWriter(io.Discard),
+		registry.ClientOptCredentialsFile(filepath.Join(r.clientDir, "config.json")),
+	}
+	if r.Username != "" || r.Password != "" {
+		options = append(options, registry.ClientOptBasicAuth(r.Username, r.Password))
+	}
+	client, err := registry.NewClient(options...)
+	if err != nil {
+		t.Fatalf("registry client: %v", err)
+	}
+	ref = r.Repository() + "/" + ch.Name()
+	tag := strings.ReplaceAll(ch.Metadata.Version, "+", "_")
+	result, err := client.Push(data, strings.TrimPrefix(ref, "oci://")+":"+tag)
+	if err != nil {
+		t.Fatalf("push chart %s %s: %v", ch.Name(), ch.Metadata.Version, err)
+	}
+	return ref, result.Chart.Digest
+}
+
+// PublishFixture publishes the fixture chart name as it is.
+func (r *OCIRegistry) PublishFixture(t testing.TB, name string) (ref, digest string) {
+	t.Helper()
+	return r.Publish(t, LoadFixture(t, name))
+}
+
+func writeHtpasswd(t testing.TB, dir, username, password string) string {
+	t.Helper()
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.MinCost)
+	if err != nil {
+		t.Fatalf("hash registry password: %v", err)
+	}
+	path := filepath.Join(dir, "htpasswd")
+	if err := os.WriteFile(path, []byte(fmt.Sprintf("%s:%s\n", username, hash)), 0o600); err != nil {
+		t.Fatalf("write htpasswd: %v", err)
+	}
+	return path
+}
+
+func randomHex(t testing.TB) string {
+	t.Helper()
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatalf("random: %v", err)
+	}
+	return hex.EncodeToString(b)
+}
