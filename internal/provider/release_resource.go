@@ -1,0 +1,343 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/gitlab"
+)
+
+var (
+	_ resource.ResourceWithConfigure   = (*releaseResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*releaseResource)(nil)
+	_ resource.ResourceWithImportState = (*releaseResource)(nil)
+)
+
+var _ = registerResource(newReleaseResource)
+
+// Defaults of the release resource, used by the schema and by import.
+const (
+	defaultReleaseTimeout    = "5m"
+	defaultReleaseMaxHistory = 10
+	defaultReleaseAtomic     = true
+	defaultReleaseWait       = true
+	defaultRecoverPending    = true
+)
+
+// releaseResource is gitlabk8s_release: a Helm release whose plan shows every rendered
+// object. Rendering lives in package chart, Helm actions in package helmrelease; the files
+// release_resource*.go translate between Terraform and those.
+type releaseResource struct {
+	data *providerData
+}
+
+func newReleaseResource() resource.Resource { return &releaseResource{} }
+
+// releaseModel is the resource's schema as Go values.
+type releaseModel struct {
+	ID                 types.String `tfsdk:"id"`
+	Name               types.String `tfsdk:"name"`
+	Namespace          types.String `tfsdk:"namespace"`
+	Chart              types.String `tfsdk:"chart"`
+	Repository         types.String `tfsdk:"repository"`
+	RepositoryUsername types.String `tfsdk:"repository_username"`
+	RepositoryPassword types.String `tfsdk:"repository_password"`
+	PlainHTTP          types.Bool   `tfsdk:"plain_http"`
+	Version            types.String `tfsdk:"version"`
+	Values             types.List   `tfsdk:"values"`
+	Set                types.Map    `tfsdk:"set"`
+	SetSensitive       types.Map    `tfsdk:"set_sensitive"`
+	Atomic             types.Bool   `tfsdk:"atomic"`
+	Wait               types.Bool   `tfsdk:"wait"`
+	Timeout            types.String `tfsdk:"timeout"`
+	MaxHistory         types.Int64  `tfsdk:"max_history"`
+	Description        types.String `tfsdk:"description"`
+	RecoverPending     types.Bool   `tfsdk:"recover_pending"`
+	Manifests          types.Map    `tfsdk:"manifests"`
+	Revision           types.Int64  `tfsdk:"revision"`
+	Status             types.String `tfsdk:"status"`
+	ChartVersion       types.String `tfsdk:"chart_version"`
+	AppVersion         types.String `tfsdk:"app_version"`
+	ChartDigest        types.String `tfsdk:"chart_digest"`
+}
+
+func (r *releaseResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_release"
+}
+
+func (r *releaseResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *releaseResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	requiresReplace := []planmodifier.String{stringplanmodifier.RequiresReplace()}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: releaseResourceDescription,
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "`<namespace>/<name>`, the form `terraform import` takes.",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"name": schema.StringAttribute{
+				Required: true,
+				MarkdownDescription: fmt.Sprintf("Name of the Helm release: at most %d characters, lowercase letters, digits, `-` and `.`, "+
+					"starting and ending with a letter or digit. Changing it replaces the release.", chart.MaxReleaseNameLength),
+				Validators:    []validator.String{releaseNameValidator{}},
+				PlanModifiers: requiresReplace,
+			},
+			"namespace": schema.StringAttribute{
+				Required: true,
+				MarkdownDescription: "Namespace of the release, usually `gitlabk8s_environment.<name>.namespace`. It must exist; the release " +
+					"does not create it. " + gitlab.NamespaceRules + ". Changing it replaces the release.",
+				Validators:    []validator.String{releaseNamespaceValidator{}},
+				PlanModifiers: requiresReplace,
+			},
+			"chart": schema.StringAttribute{
+				Required: true,
+				MarkdownDescription: "The chart: a local chart directory (`./charts/web`), a packaged chart (`./web-1.2.3.tgz`), a chart name in " +
+					"the HTTP(S) repository given by `repository`, or an OCI reference (`oci://registry.example.com/charts/web`).",
+			},
+			"repository": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "URL of the HTTP(S) chart repository that holds `chart`, or an `oci://` registry path `chart` is " +
+					"appended to. Leave unset for local charts and full `oci://` references.",
+			},
+			"repository_username": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "User name for the chart repository or OCI registry.",
+			},
+			"repository_password": schema.StringAttribute{
+				Optional:            true,
+				Sensitive:           true,
+				MarkdownDescription: "Password or token for the chart repository or OCI registry. It never appears in plans or logs.",
+			},
+			"plain_http": schema.BoolAttribute{
+				Optional:            true,
+				Computed:            true,
+				Default:             booldefault.StaticBool(false),
+				MarkdownDescription: "Talk to the OCI registry over plain HTTP instead of HTTPS, like `helm --plain-http`. Default `false`.",
+			},
+			"version": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "Chart version: an exact version, or a constraint (`~1.2.0`) that must resolve to exactly one version " +
+					"of a remote chart. Unset means the newest stable version of a remote chart; for a local chart it is checked when set. " +
+					"The resolved version is `chart_version`; the content digest `chart_digest` shows a chart republished under the same version.",
+			},
+			"values": schema.ListAttribute{
+				Optional:    true,
+				ElementType: yamlType{},
+				MarkdownDescription: "Values as YAML documents, merged in order like `helm -f` files: maps merge key by key, anything else in " +
+					"a later document replaces the earlier value. Documents are compared by meaning, so key order, indentation and comments " +
+					"never change the rendered manifests. Invalid YAML is refused at plan time with its line.",
+			},
+			"set": schema.MapAttribute{
+				Optional:    true,
+				ElementType: types.StringType,
+				MarkdownDescription: "Values by Helm path, applied after `values`, like `helm --set`: `{\"image.tag\" = \"1.2.3\"}`. " +
+					"`true`/`false`, `null` and integers are typed as `--set` types them; the value is taken literally (commas and braces included).",
+			},
+			"set_sensitive": schema.MapAttribute{
+				Optional:    true,
+				Sensitive:   true,
+				ElementType: types.StringType,
+				MarkdownDescription: "Sensitive values by Helm path, applied last, always as strings (`helm --set-string`). Each value is " +
+					"replaced by `(sensitive value)` wherever it lands in a rendered object (a Secret, a ConfigMap, an environment variable, " +
+					"an annotation), in `manifests`, in diagnostics and in the provider's logs.",
+			},
+			"atomic": schema.BoolAttribute{
+				Optional: true,
+				Computed: true,
+				Default:  booldefault.StaticBool(defaultReleaseAtomic),
+				MarkdownDescription: "Undo a failed apply: a failed upgrade is rolled back to the last successful revision, a failed first " +
+					"install is uninstalled, and the error says so. Default `true`.",
+			},
+			"wait": schema.BoolAttribute{
+				Optional: true,
+				Computed: true,
+				Default:  booldefault.StaticBool(defaultReleaseWait),
+				MarkdownDescription: "Wait until every object is ready and every Job complete. The wait fails within seconds when a pod " +
+					"crash-loops, cannot pull its image or cannot be configured, a Job fails or a Deployment exceeds its progress deadline, " +
+					"naming the object, the reason and the pod's message. Progress (`ready x/y` per workload) is logged at level INFO " +
+					"(`TF_LOG_PROVIDER=INFO`). Default `true`.",
+			},
+			"timeout": schema.StringAttribute{
+				Optional:            true,
+				Computed:            true,
+				Default:             stringdefault.StaticString(defaultReleaseTimeout),
+				MarkdownDescription: "How long each Helm operation (hooks, the wait, a rollback, the uninstall on destroy) may take, as a Go duration (`90s`, `10m`). Default `" + defaultReleaseTimeout + "`.",
+				Validators:          []validator.String{durationValidator{}},
+			},
+			"max_history": schema.Int64Attribute{
+				Optional:            true,
+				Computed:            true,
+				Default:             int64default.StaticInt64(defaultReleaseMaxHistory),
+				MarkdownDescription: fmt.Sprintf("How many revisions Helm keeps; `0` keeps all. Default `%d`.", defaultReleaseMaxHistory),
+				Validators:          []validator.Int64{int64validator.AtLeast(0)},
+			},
+			"description": schema.StringAttribute{
+				Optional:            true,
+				MarkdownDescription: "Description recorded with the revision, shown by `helm history`.",
+			},
+			"recover_pending": schema.BoolAttribute{
+				Optional: true,
+				Computed: true,
+				Default:  booldefault.StaticBool(defaultRecoverPending),
+				MarkdownDescription: "Recover a release that a killed run (SIGKILL, a lost CI runner) left `pending-install`, `pending-upgrade` " +
+					"or `pending-rollback`, instead of failing with Helm's `another operation (install/upgrade/rollback) is in progress`. " +
+					"A pending install is uninstalled and installed again; a pending upgrade or rollback is marked failed and upgraded. " +
+					"Terraform's state lock guarantees no other run is operating on the release. Default `true`.",
+			},
+			"manifests": schema.MapAttribute{
+				Computed:    true,
+				ElementType: types.StringType,
+				MarkdownDescription: "Every object of the release, rendered at plan time: one normalized YAML manifest per object (keys " +
+					"sorted, nothing the server sets), keyed `<Kind>[.<group>]/[<namespace>/]<name>` (the namespace only when it is not " +
+					"the release's), e.g. `Deployment.apps/web`, `ConfigMap/web-config`. CRDs from the chart's `crds/` and hooks are " +
+					"included; hooks keep their `helm.sh/hook` annotations. Secret `data` and `stringData` values read " +
+					"`(sensitive value sha256:<12 hex>)` and `set_sensitive` values `(sensitive value)`. On refresh it holds the live " +
+					"values of the fields the chart sets, so a change made with kubectl or a deleted object shows in the next plan.",
+			},
+			"revision": schema.Int64Attribute{
+				Computed:            true,
+				MarkdownDescription: "The release's current revision, as `helm history` numbers it.",
+			},
+			"status": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "Helm's status of the current revision: `deployed`, `failed`, `pending-install`, `pending-upgrade`, `pending-rollback`, ...",
+			},
+			"chart_version": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "The exact version of the chart that is rendered.",
+			},
+			"app_version": schema.StringAttribute{
+				Computed:            true,
+				MarkdownDescription: "The chart's `appVersion`.",
+			},
+			"chart_digest": schema.StringAttribute{
+				Computed: true,
+				MarkdownDescription: "`sha256:<hex>` of the chart package (remote charts and `.tgz` files) or of the chart's files (directories). " +
+					"A chart republished under the same version changes it.",
+			},
+		},
+	}
+}
+
+const releaseResourceDescription = "A Helm release whose plan shows exactly what will change.\n\n" +
+	"The plan renders the chart offline with Helm's engine (no cluster writes, `lookup` returns nothing) and shows one manifest per " +
+	"object in `manifests`, so `terraform plan` lists the objects added, removed or changed and, for a changed object, only the " +
+	"changed lines. `.Capabilities` uses the provider's `kube_version` and `api_versions` when set, else the cluster's version and API " +
+	"versions, so a merge-request pipeline can plan without cluster credentials. Secret values and `set_sensitive` values never appear.\n\n" +
+	"Apply installs or upgrades a real Helm release (`helm list`, `helm history` and `helm rollback` work on it); hooks run and CRDs in " +
+	"`crds/` are created as Helm creates them. What is applied is what the plan showed: when Helm renders anything else at apply (a chart " +
+	"using `randAlphaNum` or `now`), the apply fails before touching the cluster, naming the object. Cancelling Terraform (Ctrl-C, " +
+	"SIGTERM) stops the operation and records the release as failed rather than pending; `recover_pending` handles runs that were killed.\n\n" +
+	"Destroy uninstalls the release and waits until its objects are gone."
+
+// timeoutDuration returns the configured timeout; validation guarantees it parses.
+func (m *releaseModel) timeoutDuration() time.Duration {
+	d, err := time.ParseDuration(m.Timeout.ValueString())
+	if err != nil || m.Timeout.IsNull() || m.Timeout.IsUnknown() {
+		d, _ = time.ParseDuration(defaultReleaseTimeout)
+	}
+	return d
+}
+
+func (m *releaseModel) releaseID() string {
+	return m.Namespace.ValueString() + "/" + m.Name.ValueString()
+}
+
+func (r *releaseResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	namespace, name, ok := strings.Cut(req.ID, "/")
+	if !ok || namespace == "" || name == "" || strings.Contains(name, "/") {
+		resp.Diagnostics.AddError("Invalid Import ID", fmt.Sprintf(
+			"The import ID %q is not of the form <namespace>/<name>. Use the namespace and the name of the Helm release, as `helm list -A` shows them, e.g. review-42/web.", req.ID))
+		return
+	}
+	for attr, value := range map[string]any{
+		"id": req.ID, "name": name, "namespace": namespace,
+		"atomic": defaultReleaseAtomic, "wait": defaultReleaseWait, "timeout": defaultReleaseTimeout,
+		"max_history": int64(defaultReleaseMaxHistory), "recover_pending": defaultRecoverPending, "plain_http": false,
+	} {
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(attr), value)...)
+	}
+}
+
+// releaseNameValidator applies Helm's rules for release names.
+type releaseNameValidator struct{}
+
+var _ validator.String = releaseNameValidator{}
+
+func (releaseNameValidator) Description(context.Context) string {
+	return fmt.Sprintf("a Helm release name: at most %d characters of lowercase letters, digits, '-' and '.'", chart.MaxReleaseNameLength)
+}
+
+func (v releaseNameValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (releaseNameValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if err := chart.ValidateReleaseName(req.ConfigValue.ValueString()); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Release Name", "Helm cannot use this release name. Choose a shorter or simpler name.\n\n"+err.Error())
+	}
+}
+
+// releaseNamespaceValidator checks the namespace is a valid namespace name.
+type releaseNamespaceValidator struct{}
+
+var _ validator.String = releaseNamespaceValidator{}
+
+func (releaseNamespaceValidator) Description(context.Context) string {
+	return "a Kubernetes namespace name: " + gitlab.NamespaceRules
+}
+
+func (v releaseNamespaceValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (releaseNamespaceValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if err := gitlab.ValidateNamespace(req.ConfigValue.ValueString()); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Namespace", "The release's namespace is not a valid namespace name.\n\n"+err.Error())
+	}
+}
+
+// durationValidator checks a Go duration such as "90s" or "10m".
+type durationValidator struct{}
+
+var _ validator.String = durationValidator{}
+
+func (durationValidator) Description(context.Context) string {
+	return "a positive Go duration such as `90s` or `10m`"
+}
+
+func (v durationValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (durationValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	d, err := time.ParseDuration(req.ConfigValue.ValueString())
+	if err != nil || d <= 0 {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Duration",
+			fmt.Sprintf("%q is not a positive duration. Use a number with a unit: `90s`, `10m`, `1h`.", req.ConfigValue.ValueString()))
+	}
+}

@@ -1,0 +1,245 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	"helm.sh/helm/v3/pkg/release"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/kube"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/readiness"
+)
+
+// newHelmClient returns a Helm client whose debug messages and wait progress go to tflog,
+// with m's sensitive values redacted.
+func newHelmClient(ctx context.Context, clients *kube.Clients, m *releaseModel) *helmrelease.Client {
+	redactor := redactorFor(m)
+	id := m.releaseID()
+	return helmrelease.New(clients, helmrelease.Options{
+		Log: func(msg string) {
+			tflog.Debug(ctx, redactor.String(msg), map[string]any{"release": id})
+		},
+		Progress: func(summary string, objects []readiness.Progress) {
+			tflog.Info(ctx, "release "+id+": waiting: "+redactor.String(summary), map[string]any{"release": id, "pending": len(objects)})
+		},
+	})
+}
+
+func (r *releaseResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan releaseModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx = maskSensitive(ctx, &plan)
+	r.apply(ctx, &plan, true, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *releaseResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state releaseModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx = maskSensitive(ctx, &plan)
+	if !needsUpgrade(&plan, &state) {
+		// Only settings changed; what runs in the cluster stays as it is.
+		plan.Revision, plan.Status = state.Revision, state.Status
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		return
+	}
+	r.apply(ctx, &plan, false, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// apply installs or upgrades the release to what plan shows, and records the revision and
+// status in plan.
+func (r *releaseResource) apply(ctx context.Context, plan *releaseModel, creating bool, diags *diag.Diagnostics) {
+	id := plan.releaseID()
+	redactor := redactorFor(plan)
+	planned, unknownKeys := plannedManifests(plan)
+	if len(unknownKeys) > 0 {
+		diags.AddError("Chart Renders Differently Each Time", fmt.Sprintf(
+			"Release %s was not applied: %s rendered differently in two renderings of the same inputs, so the plan could not show "+
+				"what would be applied. Nothing was changed in the cluster. Remove randAlphaNum, uuidv4, now and similar functions from "+
+				"these templates, or pass such values in through values or set_sensitive.", id, strings.Join(unknownKeys, ", ")))
+		return
+	}
+	env := r.renderEnvironment(ctx, plan, true, diags)
+	if env == nil {
+		return
+	}
+	last, err := env.client.Get(ctx, plan.Namespace.ValueString(), plan.Name.ValueString())
+	if err != nil && !errors.Is(err, helmrelease.ErrNotFound) {
+		diags.AddError("Unable to Read Release", fmt.Sprintf("The history of release %s could not be read, so it was not applied.\n\n%s", id, redactor.String(err.Error())))
+		return
+	}
+	target := renderTarget{revision: 1}
+	if last != nil {
+		if creating && (last.Info.Status == release.StatusDeployed || last.Info.Status == release.StatusSuperseded) {
+			diags.AddError("Release Already Exists", fmt.Sprintf(
+				"Helm release %s already exists (revision %d, %s) and is not managed by this configuration. Import it with "+
+					"`terraform import <address> %s`, or choose another name.", id, last.Version, last.Info.Status, id))
+			return
+		}
+		target = targetAfter(int64(last.Version), string(last.Info.Status))
+	}
+
+	rendered := r.render(ctx, plan, env, target, diags)
+	if rendered == nil {
+		return
+	}
+	if err := helmrelease.ComparePlanned(planned, rendered.manifests); err != nil {
+		diags.Append(planMismatchDiagnostic(id, err))
+		return
+	}
+	caps, err := chart.Capabilities(rendered.options)
+	if err != nil {
+		diags.AddError("Unable to Apply Release", fmt.Sprintf("The capabilities of release %s could not be built.\n\n%v", id, err))
+		return
+	}
+	namespace := plan.Namespace.ValueString()
+	sensitive := plan.sensitiveValues()
+	spec := helmrelease.Spec{
+		Name:           plan.Name.ValueString(),
+		Namespace:      namespace,
+		Chart:          rendered.loaded.Chart,
+		Values:         rendered.values,
+		Capabilities:   caps,
+		Atomic:         plan.Atomic.ValueBool(),
+		Wait:           plan.Wait.ValueBool(),
+		Timeout:        plan.timeoutDuration(),
+		MaxHistory:     int(plan.MaxHistory.ValueInt64()),
+		Description:    plan.Description.ValueString(),
+		RecoverPending: plan.RecoverPending.ValueBool(),
+		PostRenderer: &helmrelease.PlanCheck{
+			Planned: planned,
+			// Helm's stream holds the ordinary objects; hooks and CRDs come from the same
+			// rendering as the check above.
+			Manifests: func(stream string) (map[string]string, error) {
+				objs, err := manifest.SplitDocuments(stream)
+				if err != nil {
+					return nil, err
+				}
+				return chart.Manifests(&chart.Rendered{Objects: objs, Hooks: rendered.rendered.Hooks, CRDs: rendered.rendered.CRDs}, namespace, sensitive, env.isNamespaced)
+			},
+		},
+	}
+	tflog.Info(ctx, "applying release "+id, map[string]any{"release": id, "revision": target.revision, "objects": len(planned)})
+	out, err := env.client.Apply(ctx, spec)
+	if out != nil && out.Recovered != "" {
+		diags.AddWarning("Release Recovered", fmt.Sprintf("Release %s had been left by an interrupted run: %s.", id, out.Recovered))
+	}
+	if err != nil {
+		diags.Append(applyDiagnostic(id, creating, redactor, err))
+		return
+	}
+	plan.Revision = types.Int64Value(int64(out.Release.Version))
+	plan.Status = types.StringValue(string(out.Release.Info.Status))
+	tflog.Info(ctx, "applied release "+id, map[string]any{"release": id, "revision": out.Release.Version})
+}
+
+// plannedManifests returns the known manifests of the plan and the keys the plan left unknown.
+func plannedManifests(plan *releaseModel) (map[string]string, []string) {
+	known := make(map[string]string, len(plan.Manifests.Elements()))
+	var unknown []string
+	for k, v := range plan.Manifests.Elements() {
+		s, ok := v.(types.String)
+		if !ok || s.IsUnknown() {
+			unknown = append(unknown, k)
+			continue
+		}
+		known[k] = s.ValueString()
+	}
+	slices.Sort(unknown)
+	return known, unknown
+}
+
+func planMismatchDiagnostic(id string, err error) diag.Diagnostic {
+	return diag.NewErrorDiagnostic("Chart Rendered Differently at Apply", fmt.Sprintf(
+		"Release %s was not applied: what Helm renders now is not what the plan showed, and nothing was changed in the cluster. This "+
+			"happens when a template uses random values or the time, looks up cluster objects, or tests .Capabilities that differ from the "+
+			"plan's. Make the template depend only on its values, then plan again. Secret values are shown as hashes.\n\n%v", id, err))
+}
+
+// applyDiagnostic explains a failed install or upgrade: what failed, what atomic did and what
+// to do next. Every message goes through the redactor.
+func applyDiagnostic(id string, creating bool, redactor *manifest.Redactor, err error) diag.Diagnostic {
+	summary := "Unable to Upgrade Release"
+	if creating {
+		summary = "Unable to Install Release"
+	}
+	var (
+		mismatch *helmrelease.PlanMismatchError
+		pending  *helmrelease.PendingError
+		op       *helmrelease.OperationError
+		failed   *helmrelease.FailedError
+		timeout  *helmrelease.TimeoutError
+	)
+	switch {
+	case errors.As(err, &mismatch):
+		return planMismatchDiagnostic(id, mismatch)
+	case errors.As(err, &pending):
+		return diag.NewErrorDiagnostic("Release Operation In Progress", fmt.Sprintf(
+			"Release %s is %s at revision %d, left by another operation or by a run that was killed, and recover_pending is false. "+
+				"If nothing else is operating on it, set recover_pending = true (the default) or run `helm rollback`, then apply again.\n\n%s",
+			id, pending.Status, pending.Revision, redactor.String(err.Error())))
+	}
+	var what string
+	switch {
+	case errors.As(err, &failed):
+		what = "Objects of the release failed while it was waited for; the message names each object, the reason and the pod's message. " +
+			"Fix the image, command or configuration and apply again."
+	case errors.As(err, &timeout):
+		what = "The release's objects were not ready within the timeout; the message says what was still pending. Check the objects with " +
+			"kubectl describe, or raise timeout."
+	case errors.As(err, &op) && op.Cancelled:
+		what = "The operation was cancelled. The release was marked failed rather than left pending, so the next apply continues from there."
+	default:
+		what = "Helm reported the error below."
+	}
+	if errors.As(err, &op) && op.Undo != "" {
+		what += " Because atomic is set, the release was " + op.Undo + "."
+	}
+	return diag.NewErrorDiagnostic(summary, fmt.Sprintf("Applying release %s failed. %s\n\n%s", id, what, redactor.String(err.Error())))
+}
+
+func (r *releaseResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state releaseModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx = maskSensitive(ctx, &state)
+	clients := r.data.clients(ctx, &resp.Diagnostics)
+	if clients == nil {
+		return
+	}
+	id := state.releaseID()
+	tflog.Info(ctx, "uninstalling release "+id, map[string]any{"release": id})
+	client := newHelmClient(ctx, clients, &state)
+	if err := client.Uninstall(ctx, state.Namespace.ValueString(), state.Name.ValueString(), state.timeoutDuration(), true); err != nil {
+		resp.Diagnostics.AddError("Unable to Uninstall Release", fmt.Sprintf(
+			"Release %s could not be uninstalled, or its objects were not gone within the timeout; the message says which objects remain "+
+				"and what holds them (finalizers). Remove what blocks them, or raise timeout, and destroy again.\n\n%s",
+			id, redactorFor(&state).String(err.Error())))
+	}
+}

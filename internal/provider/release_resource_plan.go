@@ -1,0 +1,381 @@
+package provider
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	"helm.sh/helm/v3/pkg/release"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+)
+
+// renderEnv is what a rendering needs from the cluster, or from the provider configuration
+// in its place.
+type renderEnv struct {
+	kubeVersion  string
+	apiVersions  []string
+	isNamespaced func(apiVersion, kind string) bool
+	// client is nil when rendering offline.
+	client *helmrelease.Client
+	// origin says where the capabilities come from, for logs.
+	origin string
+}
+
+// renderEnvironment decides the capabilities a release renders with: the provider's
+// kube_version (and api_versions) when set, else the cluster's version and API versions,
+// else Helm's defaults with a warning. needCluster is set by operations that cannot work
+// offline (apply, refresh, destroy); they get an error instead of the fallback.
+func (r *releaseResource) renderEnvironment(ctx context.Context, m *releaseModel, needCluster bool, diags *diag.Diagnostics) *renderEnv {
+	env := &renderEnv{isNamespaced: manifest.BuiltinIsNamespaced}
+	pinned := r.data != nil && r.data.kubeVersion != ""
+	var extra []string
+	if r.data != nil {
+		extra = r.data.apiVersions
+	}
+	if pinned {
+		env.kubeVersion, env.origin = r.data.kubeVersion, "the provider's kube_version"
+		if len(extra) > 0 {
+			env.apiVersions = append(chart.DefaultAPIVersions(), extra...)
+		}
+	}
+	if pinned && !needCluster {
+		return env
+	}
+	if r.data == nil || r.data.conn == nil {
+		diags.AddError("Provider Not Configured", errNotConfigured.Error())
+		return nil
+	}
+	clients, err := r.data.conn.Clients(ctx)
+	if err != nil {
+		if needCluster {
+			diags.Append(connectionDiagnostic(err))
+			return nil
+		}
+		diags.AddWarning("Rendering Without the Cluster's Capabilities", fmt.Sprintf(
+			"The cluster could not be reached, so release %s is rendered with Helm's default .Capabilities (Kubernetes version and API "+
+				"versions). Charts that test .Capabilities may render differently at apply, which the apply then refuses. To plan without "+
+				"a cluster, set kube_version (and api_versions) in the provider configuration.\n\n%s", m.releaseID(), redactorFor(m).String(err.Error())))
+		env.origin = "Helm's defaults"
+		if len(extra) > 0 {
+			env.apiVersions = append(chart.DefaultAPIVersions(), extra...)
+		}
+		return env
+	}
+	env.client = newHelmClient(ctx, clients, m)
+	if pinned {
+		return env
+	}
+	kubeVersion, apiVersions, err := env.client.ServerCapabilities()
+	if err != nil {
+		diags.AddError("Unable to Discover Cluster Capabilities", fmt.Sprintf(
+			"The API versions of %s could not be listed, so release %s cannot be rendered the way Helm would render it there. Check the "+
+				"cluster's API services (kubectl get apiservices), or set kube_version and api_versions in the provider configuration.\n\n%v",
+			clients.Source, m.releaseID(), err))
+		return nil
+	}
+	env.kubeVersion, env.apiVersions, env.origin = kubeVersion, append(apiVersions, extra...), "the cluster"
+	env.isNamespaced = env.client.IsNamespaced
+	return env
+}
+
+// renderTarget is the revision a rendering is for: .Release.Revision and .Release.IsUpgrade.
+type renderTarget struct {
+	revision  int
+	isUpgrade bool
+}
+
+// targetAfter returns the target of the next operation on a release whose newest revision is
+// last (nil when there is none), following what Apply will do.
+func targetAfter(revision int64, status string) renderTarget {
+	switch {
+	case revision <= 0, status == string(release.StatusUninstalled), status == string(release.StatusPendingInstall), status == string(release.StatusUninstalling):
+		// Nothing left, or a pending install that recovery uninstalls: a fresh install.
+		return renderTarget{revision: 1}
+	default:
+		return renderTarget{revision: int(revision) + 1, isUpgrade: true}
+	}
+}
+
+// rendering is a chart rendered for a release, with its manifests.
+type rendering struct {
+	loaded    *chart.Loaded
+	values    map[string]any
+	options   chart.RenderOptions
+	rendered  *chart.Rendered
+	manifests map[string]string
+}
+
+// render loads the chart, merges the values and renders the release's manifests. Errors
+// become diagnostics on the attribute they concern.
+func (r *releaseResource) render(ctx context.Context, m *releaseModel, env *renderEnv, target renderTarget, diags *diag.Diagnostics) *rendering {
+	redactor := redactorFor(m)
+	out := &rendering{}
+	var err error
+	out.loaded, err = chart.Load(ctx, m.chartSource())
+	if err != nil {
+		diags.AddAttributeError(path.Root("chart"), "Unable to Load Chart", fmt.Sprintf(
+			"The chart of release %s could not be loaded. Check chart, repository and version: a local path must exist, a remote "+
+				"chart must exist in the repository at a version that matches.\n\n%s", m.releaseID(), redactor.String(err.Error())))
+		return nil
+	}
+	values := chart.Values{}
+	diags.Append(m.Values.ElementsAs(ctx, &values.Documents, false)...)
+	diags.Append(m.Set.ElementsAs(ctx, &values.Set, false)...)
+	diags.Append(m.SetSensitive.ElementsAs(ctx, &values.SetSensitive, false)...)
+	if diags.HasError() {
+		return nil
+	}
+	if out.values, err = chart.MergeValues(values); err != nil {
+		diags.AddAttributeError(valuesErrorPath(err), "Invalid Values", fmt.Sprintf(
+			"The values of release %s could not be merged. Fix the YAML document or the --set path named below.\n\n%s", m.releaseID(), redactor.String(err.Error())))
+		return nil
+	}
+	out.options = chart.RenderOptions{
+		ReleaseName: m.Name.ValueString(), Namespace: m.Namespace.ValueString(),
+		KubeVersion: env.kubeVersion, APIVersions: env.apiVersions,
+		IsUpgrade: target.isUpgrade, Revision: target.revision,
+	}
+	if out.rendered, err = chart.Render(ctx, out.loaded, out.values, out.options); err != nil {
+		diags.AddAttributeError(path.Root("chart"), "Unable to Render Chart", fmt.Sprintf(
+			"Helm could not render chart %s %s for release %s. The message names the template file and line; fix the template or the values it uses.\n\n%s",
+			out.loaded.Chart.Name(), out.loaded.Version, m.releaseID(), redactor.String(err.Error())))
+		return nil
+	}
+	if out.manifests, err = chart.Manifests(out.rendered, m.Namespace.ValueString(), m.sensitiveValues(), env.isNamespaced); err != nil {
+		diags.AddAttributeError(path.Root("chart"), "Invalid Rendered Manifests", fmt.Sprintf(
+			"Chart %s %s rendered objects for release %s that cannot be applied. Fix the template that produces them.\n\n%s",
+			out.loaded.Chart.Name(), out.loaded.Version, m.releaseID(), redactor.String(err.Error())))
+		return nil
+	}
+	return out
+}
+
+// valuesErrorPath points a MergeValues error at the attribute it names.
+func valuesErrorPath(err error) path.Path {
+	msg := err.Error()
+	switch {
+	case strings.HasPrefix(msg, "set_sensitive["):
+		return path.Root("set_sensitive")
+	case strings.HasPrefix(msg, "set["):
+		return path.Root("set")
+	default:
+		return path.Root("values")
+	}
+}
+
+func (m *releaseModel) chartSource() chart.Source {
+	src := chart.Source{
+		Chart:      m.Chart.ValueString(),
+		Repository: m.Repository.ValueString(),
+		Version:    m.Version.ValueString(),
+		Username:   m.RepositoryUsername.ValueString(),
+		Password:   m.RepositoryPassword.ValueString(),
+		PlainHTTP:  m.PlainHTTP.ValueBool(),
+	}
+	if dir, err := os.UserCacheDir(); err == nil {
+		src.CacheDir = filepath.Join(dir, "terraform-provider-gitlabk8s", "charts")
+	}
+	return src
+}
+
+// sensitiveValues are the values no plan, state attribute or log may show.
+func (m *releaseModel) sensitiveValues() []string {
+	var values []string
+	for _, v := range m.SetSensitive.Elements() {
+		if s, ok := v.(types.String); ok && !s.IsNull() && !s.IsUnknown() && s.ValueString() != "" {
+			values = append(values, s.ValueString())
+		}
+	}
+	if p := m.RepositoryPassword.ValueString(); p != "" {
+		values = append(values, p)
+	}
+	return values
+}
+
+func redactorFor(m *releaseModel) *manifest.Redactor { return manifest.NewRedactor(m.sensitiveValues()) }
+
+// maskSensitive makes tflog hide the sensitive values of m, and their base64 forms, in every
+// message and field logged with the returned context.
+func maskSensitive(ctx context.Context, m *releaseModel) context.Context {
+	var masks []string
+	for _, v := range m.sensitiveValues() {
+		masks = append(masks, v)
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+			masks = append(masks, enc.EncodeToString([]byte(v)))
+		}
+	}
+	if len(masks) == 0 {
+		return ctx
+	}
+	ctx = tflog.MaskMessageStrings(ctx, masks...)
+	return tflog.MaskAllFieldValuesStrings(ctx, masks...)
+}
+
+// unknownRenderInputs names the inputs of the rendering that are not known yet.
+func (m *releaseModel) unknownRenderInputs() []string {
+	var unknown []string
+	for name, v := range map[string]attr.Value{
+		"name": m.Name, "namespace": m.Namespace, "chart": m.Chart, "repository": m.Repository, "version": m.Version,
+		"repository_username": m.RepositoryUsername, "repository_password": m.RepositoryPassword, "plain_http": m.PlainHTTP,
+	} {
+		if v.IsUnknown() {
+			unknown = append(unknown, name)
+		}
+	}
+	collections := map[string][]attr.Value{}
+	for _, e := range m.Values.Elements() {
+		collections["values"] = append(collections["values"], e)
+	}
+	for _, e := range m.Set.Elements() {
+		collections["set"] = append(collections["set"], e)
+	}
+	for _, e := range m.SetSensitive.Elements() {
+		collections["set_sensitive"] = append(collections["set_sensitive"], e)
+	}
+	for name, v := range map[string]attr.Value{"values": m.Values, "set": m.Set, "set_sensitive": m.SetSensitive} {
+		if v.IsUnknown() || slices.ContainsFunc(collections[name], attr.Value.IsUnknown) {
+			unknown = append(unknown, name)
+		}
+	}
+	slices.Sort(unknown)
+	return unknown
+}
+
+// ModifyPlan renders the chart so the plan shows every object the apply will apply.
+func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		return // destroy
+	}
+	var plan releaseModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	var state *releaseModel
+	if !req.State.Raw.IsNull() {
+		state = &releaseModel{}
+		resp.Diagnostics.Append(req.State.Get(ctx, state)...)
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx = maskSensitive(ctx, &plan)
+	if !plan.Name.IsUnknown() && !plan.Namespace.IsUnknown() {
+		plan.ID = types.StringValue(plan.releaseID())
+	}
+
+	unknown := plan.unknownRenderInputs()
+	if len(unknown) > 0 || r.data == nil {
+		plan.Manifests = types.MapUnknown(types.StringType)
+		plan.ChartVersion, plan.AppVersion, plan.ChartDigest = types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
+		plan.Revision, plan.Status = types.Int64Unknown(), types.StringValue(string(release.StatusDeployed))
+		if len(unknown) > 0 {
+			resp.Diagnostics.AddWarning("Manifests Known After Apply", fmt.Sprintf(
+				"The manifests of release %s cannot be shown in this plan because %s %s not known until apply. The apply renders them once "+
+					"every input is known. To see them in the plan, make these inputs known at plan time (for example, avoid values computed "+
+					"by resources that do not exist yet).", plan.releaseID(), strings.Join(unknown, ", "), pluralVerb(len(unknown))))
+		}
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		return
+	}
+
+	env := r.renderEnvironment(ctx, &plan, false, &resp.Diagnostics)
+	if env == nil {
+		return
+	}
+	target := renderTarget{revision: 1}
+	if state != nil {
+		target = targetAfter(state.Revision.ValueInt64(), state.Status.ValueString())
+	} else if env.client != nil {
+		// A release may exist from an earlier run whose create failed; the apply continues it.
+		if last, err := env.client.Get(ctx, plan.Namespace.ValueString(), plan.Name.ValueString()); err == nil {
+			target = targetAfter(int64(last.Version), string(last.Info.Status))
+		}
+	}
+	first := r.render(ctx, &plan, env, target, &resp.Diagnostics)
+	if first == nil {
+		return
+	}
+	tflog.Debug(ctx, "rendered release", map[string]any{"release": plan.releaseID(), "objects": len(first.manifests), "capabilities": env.origin, "kube_version": env.kubeVersion})
+
+	elems := make(map[string]attr.Value, len(first.manifests))
+	for k, v := range first.manifests {
+		elems[k] = types.StringValue(v)
+	}
+	// A chart that renders differently each time (randAlphaNum, uuidv4, now) cannot show what
+	// will be applied: those objects are unknown in the plan, and the apply refuses them.
+	if varying := r.varyingObjects(ctx, &plan, env, target, first); len(varying) > 0 {
+		for _, k := range varying {
+			elems[k] = types.StringUnknown()
+		}
+		resp.Diagnostics.AddAttributeWarning(path.Root("manifests"), "Chart Renders Differently Each Time", fmt.Sprintf(
+			"Release %s: %s rendered differently in two renderings of the same inputs (a template uses randAlphaNum, uuidv4, now or "+
+				"similar), so the plan cannot show what would be applied. The apply will fail before touching the cluster. Pass such values "+
+				"in through values or set_sensitive instead.", plan.releaseID(), strings.Join(varying, ", ")))
+	}
+	manifests, d := types.MapValue(types.StringType, elems)
+	resp.Diagnostics.Append(d...)
+	plan.Manifests = manifests
+	plan.ChartVersion = types.StringValue(first.loaded.Version)
+	plan.AppVersion = types.StringValue(first.loaded.AppVersion)
+	plan.ChartDigest = types.StringValue(first.loaded.Digest)
+	if state == nil || needsUpgrade(&plan, state) {
+		plan.Revision, plan.Status = types.Int64Unknown(), types.StringValue(string(release.StatusDeployed))
+	} else {
+		plan.Revision, plan.Status = state.Revision, state.Status
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// varyingObjects renders again and returns the keys of the objects that came out
+// differently.
+func (r *releaseResource) varyingObjects(ctx context.Context, m *releaseModel, env *renderEnv, target renderTarget, first *rendering) []string {
+	again, err := chart.Render(ctx, first.loaded, first.values, first.options)
+	if err != nil || (again.Manifest == first.rendered.Manifest && reflect.DeepEqual(again.Hooks, first.rendered.Hooks)) {
+		return nil
+	}
+	manifests, err := chart.Manifests(again, m.Namespace.ValueString(), m.sensitiveValues(), env.isNamespaced)
+	if err != nil {
+		return nil
+	}
+	var varying []string
+	for k, v := range first.manifests {
+		if manifests[k] != v {
+			varying = append(varying, k)
+		}
+	}
+	for k := range manifests {
+		if _, ok := first.manifests[k]; !ok {
+			varying = append(varying, k)
+		}
+	}
+	slices.Sort(varying)
+	return varying
+}
+
+// needsUpgrade reports whether applying plan over state takes a Helm upgrade: the objects or
+// the chart version change, or the release is not deployed. Settings alone (timeout, atomic,
+// a reformatted values document) are only recorded.
+func needsUpgrade(plan, state *releaseModel) bool {
+	return !plan.Manifests.Equal(state.Manifests) ||
+		!plan.ChartVersion.Equal(state.ChartVersion) ||
+		state.Status.ValueString() != string(release.StatusDeployed)
+}
+
+func pluralVerb(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
+}

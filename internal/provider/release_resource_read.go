@@ -1,0 +1,119 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	"helm.sh/helm/v3/pkg/release"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+)
+
+// Read refreshes the release from the cluster: its revision and status from Helm's history,
+// and manifests from the live objects, projected onto the fields the chart sets.
+func (r *releaseResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state releaseModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx = maskSensitive(ctx, &state)
+	id := state.releaseID()
+	env := r.renderEnvironment(ctx, &state, true, &resp.Diagnostics)
+	if env == nil {
+		return
+	}
+	rel, err := env.client.Get(ctx, state.Namespace.ValueString(), state.Name.ValueString())
+	if errors.Is(err, helmrelease.ErrNotFound) {
+		tflog.Info(ctx, "release "+id+" no longer exists; removing it from the state", map[string]any{"release": id})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to Read Release", fmt.Sprintf("The history of release %s could not be read.\n\n%s", id, redactorFor(&state).String(err.Error())))
+		return
+	}
+
+	state.ID = types.StringValue(id)
+	state.Revision = types.Int64Value(int64(rel.Version))
+	state.Status = types.StringValue(string(rel.Info.Status))
+	if rel.Chart != nil && rel.Chart.Metadata != nil {
+		state.ChartVersion = types.StringValue(rel.Chart.Metadata.Version)
+		state.AppVersion = types.StringValue(rel.Chart.Metadata.AppVersion)
+	}
+	if rel.Info.Status.IsPending() {
+		resp.Diagnostics.Append(pendingWarning(id, rel, state.RecoverPending.ValueBool()))
+	}
+	manifests := r.liveManifests(ctx, env, &state, rel, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	state.Manifests = manifests
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func pendingWarning(id string, rel *release.Release, recoverPending bool) diag.Diagnostic {
+	next := "The next apply recovers it (recover_pending): a pending install is uninstalled and installed again, a pending upgrade or " +
+		"rollback is marked failed and upgraded."
+	if !recoverPending {
+		next = "recover_pending is false, so the next apply fails until someone runs `helm rollback` or sets recover_pending = true."
+	}
+	return diag.NewWarningDiagnostic("Release Left Pending", fmt.Sprintf(
+		"Release %s is %s at revision %d: an operation was interrupted or is still running. %s", id, rel.Info.Status, rel.Version, next))
+}
+
+// liveManifests returns the manifests of the release's live objects: for each object of the
+// current revision, the live values of the fields the chart sets; an object that no longer
+// exists is left out, so the plan shows it being added again. Hooks and CRDs, which Helm does
+// not keep up to date, keep the manifests of the state.
+func (r *releaseResource) liveManifests(ctx context.Context, env *renderEnv, state *releaseModel, rel *release.Release, diags *diag.Diagnostics) types.Map {
+	id := state.releaseID()
+	namespace := state.Namespace.ValueString()
+	redactor := redactorFor(state)
+	desired, err := manifest.SplitDocuments(rel.Manifest)
+	if err != nil {
+		diags.AddError("Unable to Read Release", fmt.Sprintf("The manifest Helm recorded for release %s revision %d cannot be read.\n\n%s", id, rel.Version, redactor.String(err.Error())))
+		return state.Manifests
+	}
+	live, err := env.client.LiveObjects(ctx, namespace, desired)
+	if err != nil {
+		diags.AddError("Unable to Read Release Objects", fmt.Sprintf("The live objects of release %s could not be read.\n\n%s", id, redactor.String(err.Error())))
+		return state.Manifests
+	}
+	projected := make([]manifest.Object, 0, len(desired))
+	for i, obj := range desired {
+		if live[i] != nil {
+			projected = append(projected, helmrelease.Project(obj, live[i]))
+		}
+	}
+	sensitive := state.sensitiveValues()
+	desiredManifests, err := chart.Manifests(&chart.Rendered{Objects: desired}, namespace, sensitive, env.isNamespaced)
+	if err == nil {
+		var liveManifests map[string]string
+		if liveManifests, err = chart.Manifests(&chart.Rendered{Objects: projected}, namespace, sensitive, env.isNamespaced); err == nil {
+			elems := make(map[string]attr.Value, len(liveManifests)+len(state.Manifests.Elements()))
+			for k, v := range liveManifests {
+				elems[k] = types.StringValue(v)
+			}
+			for k, v := range state.Manifests.Elements() {
+				if _, isObject := desiredManifests[k]; !isObject {
+					elems[k] = v
+				}
+			}
+			out, d := types.MapValue(types.StringType, elems)
+			diags.Append(d...)
+			tflog.Debug(ctx, "refreshed release objects", map[string]any{"release": id, "objects": len(desired), "missing": len(desired) - len(projected)})
+			return out
+		}
+	}
+	diags.AddError("Unable to Read Release Objects", fmt.Sprintf("The live objects of release %s could not be turned into manifests.\n\n%s", id, redactor.String(err.Error())))
+	return state.Manifests
+}
