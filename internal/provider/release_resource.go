@@ -287,7 +287,9 @@ func (releaseNameValidator) Description(context.Context) string {
 	return fmt.Sprintf("a Helm release name: at most %d characters of lowercase letters, digits, '-' and '.'", chart.MaxReleaseNameLength)
 }
 
-func (v releaseNameValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+func (v releaseNameValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
 
 func (releaseNameValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {

@@ -206,7 +206,9 @@ func (m *releaseModel) sensitiveValues() []string {
 	return values
 }
 
-func redactorFor(m *releaseModel) *manifest.Redactor { return manifest.NewRedactor(m.sensitiveValues()) }
+func redactorFor(m *releaseModel) *manifest.Redactor {
+	return manifest.NewRedactor(m.sensitiveValues())
+}
 
 // maskSensitive makes tflog hide the sensitive values of m, and their base64 forms, in every
 // message and field logged with the returned context.
