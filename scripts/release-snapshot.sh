@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Builds a snapshot of the release artifacts into dist/ with goreleaser, unsigned and unpublished,
+# and proves them: every zip holds the registry-named binary, SHA256SUMS verifies, the manifest
+# says protocol 6.0, and Terraform (or OpenTofu) installs the provider from the zip built for
+# this machine, as it would from the registry, and reads its schema.
+#
+#   scripts/release-snapshot.sh               this machine's OS and architecture only
+#   SNAPSHOT_TARGETS="linux_amd64 darwin_arm64" scripts/release-snapshot.sh
+#   SNAPSHOT_TARGETS=all scripts/release-snapshot.sh   the whole matrix of .goreleaser.yml (slow)
+#
+#   scripts/release-snapshot.sh --check-only  goreleaser check, nothing built
+set -euo pipefail
+scripts="$(cd "$(dirname "$0")" && pwd)"
+# shellcheck source=lib.sh
+source "$scripts/lib.sh"
+cd "$REPO_ROOT"
+
+goreleaser="$("$scripts/build-tools.sh" goreleaser)"
+"$goreleaser" check --config .goreleaser.yml
+[ "${1:-}" = --check-only ] && exit 0
+[ "$#" -eq 0 ] || { echo "usage: $0 [--check-only]" >&2; exit 2; }
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+host="$(go env GOOS)_$(go env GOARCH)"
+targets="${SNAPSHOT_TARGETS:-$host}"
+config=.goreleaser.yml
+if [ "$targets" != all ]; then
+  # Narrow the build to the requested targets; everything else stays as the release does it.
+  config="$work/goreleaser.yml"
+  list="$(printf '"%s", ' $targets)"
+  awk -v list="[${list%, }]" '{ print } /^  - id: provider$/ { print "    targets: " list }' .goreleaser.yml >"$config"
+  grep -q '^    targets: ' "$config" || { echo "no build with id 'provider' in .goreleaser.yml" >&2; exit 1; }
+fi
+log "goreleaser snapshot for targets: $targets"
+# The signature needs the release key, which a snapshot never has; everything else runs as in a release.
+"$goreleaser" release --config "$config" --snapshot --clean --skip=sign,publish
+
+# metadata.json says which version the snapshot got.
+version="$(sed -n 's/.*"version":"\([^"]*\)".*/\1/p' dist/metadata.json)"
+[ -n "$version" ] || { echo "dist/metadata.json names no version" >&2; exit 1; }
+project=terraform-provider-gitlabk8s
+prefix="dist/${project}_${version}"
+
+# The manifest is uploaded next to the zips by the release; lay it out the same way here.
+cp terraform-registry-manifest.json "${prefix}_manifest.json"
+grep -q '"protocol_versions": *\["6.0"\]' "${prefix}_manifest.json" || {
+  echo "terraform-registry-manifest.json must declare protocol_versions [\"6.0\"], the protocol main.go serves" >&2
+  exit 1
+}
+
+sums="${prefix}_SHA256SUMS"
+[ -f "$sums" ] || { echo "$sums is missing" >&2; exit 1; }
+(cd dist && sha256sum --check --strict "$(basename "$sums")") >"$work/sums.log" || {
+  cat "$work/sums.log" >&2
+  exit 1
+}
+grep -q "  ${project}_${version}_manifest.json\$" "$sums" || { echo "$sums does not cover the manifest" >&2; exit 1; }
+
+zips=(dist/"${project}_${version}"_*.zip)
+[ -e "${zips[0]}" ] || { echo "no zip in dist/" >&2; exit 1; }
+for zip in "${zips[@]}"; do
+  binary="$(unzip -Z1 "$zip")"
+  case "$binary" in
+  "${project}_v${version}" | "${project}_v${version}.exe") ;;
+  *) echo "$zip holds '$binary', not only ${project}_v${version}" >&2; exit 1 ;;
+  esac
+  grep -q "  $(basename "$zip")\$" "$sums" || { echo "$sums does not cover $zip" >&2; exit 1; }
+done
+if [ "$targets" != all ]; then
+  for target in $targets; do
+    [ -f "${prefix}_${target}.zip" ] || { echo "no zip for $target" >&2; exit 1; }
+  done
+fi
+
+# Install the host's zip the way `init` installs from a registry (a packed filesystem mirror holds
+# the release zips as they are) and read the schema through the plugin protocol.
+host_zip="${prefix}_${host}.zip"
+if [ -f "$host_zip" ]; then
+  tf="$("$scripts/ensure-terraform.sh")"
+  for registry in registry.terraform.io registry.opentofu.org; do
+    mkdir -p "$work/mirror/$registry/gitlabk8s/gitlabk8s"
+    cp "$host_zip" "$work/mirror/$registry/gitlabk8s/gitlabk8s/"
+  done
+  cat >"$work/cli.tfrc" <<EOF
+provider_installation {
+  filesystem_mirror {
+    path    = "$work/mirror"
+    include = ["registry.terraform.io/gitlabk8s/gitlabk8s", "registry.opentofu.org/gitlabk8s/gitlabk8s"]
+  }
+}
+EOF
+  mkdir -p "$work/config"
+  cat >"$work/config/main.tf" <<EOF
+terraform {
+  required_providers {
+    gitlabk8s = {
+      source  = "gitlabk8s/gitlabk8s"
+      version = "$version"
+    }
+  }
+}
+EOF
+  (
+    cd "$work/config"
+    export TF_CLI_CONFIG_FILE="$work/cli.tfrc" TF_IN_AUTOMATION=1 CHECKPOINT_DISABLE=1
+    unset TF_PLUGIN_CACHE_DIR
+    "$tf" init -input=false -no-color >"$work/init.log" 2>&1 || { cat "$work/init.log" >&2; exit 1; }
+    "$tf" providers schema -json >"$work/schema.json"
+  )
+  grep -q '"gitlabk8s_cluster"' "$work/schema.json" || {
+    echo "the provider installed from $host_zip serves no gitlabk8s_cluster schema" >&2
+    exit 1
+  }
+  log "$(basename "$tf") installed $(basename "$host_zip") from a mirror and read its schema"
+fi
+
+log "snapshot artifacts in dist/:"
+(cd dist && ls -1 "${project}_${version}"_*) >&2
