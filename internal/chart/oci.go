@@ -48,18 +48,18 @@ func loadOCI(ctx context.Context, src Source, ref string) (*Loaded, error) {
 
 	tag, err := resolveOCITag(ctx, repository, parsed.Reference, src.Version)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", where, err)
+		return nil, fmt.Errorf("%s: %w", where, explainOCIError(err))
 	}
 	layer, err := fetchChartLayer(ctx, repository, tag)
 	if err != nil {
-		return nil, fmt.Errorf("%s:%s: %w", where, tag, err)
+		return nil, fmt.Errorf("%s:%s: %w", where, tag, explainOCIError(err))
 	}
 	if cached, _ := cachedPackage(src.CacheDir, layer.Digest.Encoded()); cached != nil {
 		return loadOCIPackage(src, where, tag, cached)
 	}
 	data, err := content.FetchAll(ctx, repository, layer)
 	if err != nil {
-		return nil, fmt.Errorf("%s:%s: fetch chart layer: %w", where, tag, err)
+		return nil, fmt.Errorf("%s:%s: fetch chart layer: %w", where, tag, explainOCIError(err))
 	}
 	return loadOCIPackage(src, where, tag, data)
 }
@@ -147,6 +147,15 @@ func fetchChartLayer(ctx context.Context, repository *remote.Repository, tag str
 		}
 	}
 	return ocispec.Descriptor{}, errors.New("manifest has no Helm chart layer; is this a chart?")
+}
+
+// explainOCIError says what to do when the registry wants credentials that
+// were not given.
+func explainOCIError(err error) error {
+	if errors.Is(err, auth.ErrBasicCredentialNotFound) {
+		return fmt.Errorf("the registry requires credentials; set username and password: %w", err)
+	}
+	return err
 }
 
 // OCI tags cannot hold '+', so Helm pushes version build metadata with '_'.

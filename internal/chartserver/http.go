@@ -79,6 +79,36 @@ func (r *HTTPRepository) Publish(t testing.TB, ch *helmchart.Chart) string {
 	return fileDigest(t, path)
 }
 
+// PublishArchive publishes a packaged chart as it is, under its own file
+// name, and returns its digest.
+func (r *HTTPRepository) PublishArchive(t testing.TB, archive string) string {
+	t.Helper()
+	data, err := os.ReadFile(archive)
+	if err != nil {
+		t.Fatalf("read package: %v", err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	target := filepath.Join(r.dir, filepath.Base(archive))
+	if err := os.WriteFile(target, data, 0o644); err != nil {
+		t.Fatalf("publish package: %v", err)
+	}
+	r.reindexLocked(t)
+	return fileDigest(t, target)
+}
+
+// ReplaceWithoutReindex overwrites the package file ("web-1.0.0.tgz") with
+// data and leaves index.yaml as it is, so the digest the index lists no
+// longer matches: a tampered or half-uploaded package.
+func (r *HTTPRepository) ReplaceWithoutReindex(t testing.TB, file string, data []byte) {
+	t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := os.WriteFile(filepath.Join(r.dir, file), data, 0o644); err != nil {
+		t.Fatalf("replace package: %v", err)
+	}
+}
+
 // PublishFixture publishes the fixture chart name as it is.
 func (r *HTTPRepository) PublishFixture(t testing.TB, name string) string {
 	t.Helper()

@@ -1,6 +1,7 @@
 package chartserver
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -20,6 +21,7 @@ import (
 	"github.com/sirupsen/logrus"
 	"golang.org/x/crypto/bcrypt"
 	helmchart "helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/registry"
 )
 
@@ -94,10 +96,19 @@ func (r *OCIRegistry) Repository() string {
 // without tag and the digest of its chart layer, "sha256:<hex>".
 func (r *OCIRegistry) Publish(t testing.TB, ch *helmchart.Chart) (ref, digest string) {
 	t.Helper()
-	path := Package(t, ch, filepath.Join(r.clientDir, "packages"))
-	data, err := os.ReadFile(path)
+	return r.PublishArchive(t, Package(t, ch, filepath.Join(r.clientDir, "packages")))
+}
+
+// PublishArchive pushes a packaged chart as it is; see Publish.
+func (r *OCIRegistry) PublishArchive(t testing.TB, archive string) (ref, digest string) {
+	t.Helper()
+	data, err := os.ReadFile(archive)
 	if err != nil {
 		t.Fatalf("read package: %v", err)
+	}
+	ch, err := loader.LoadArchive(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("load package %s: %v", archive, err)
 	}
 	options := []registry.ClientOption{
 		registry.ClientOptPlainHTTP(),
@@ -112,8 +123,8 @@ func (r *OCIRegistry) Publish(t testing.TB, ch *helmchart.Chart) (ref, digest st
 		t.Fatalf("registry client: %v", err)
 	}
 	ref = r.Repository() + "/" + ch.Name()
-	tag := strings.ReplaceAll(ch.Metadata.Version, "+", "_")
-	result, err := client.Push(data, strings.TrimPrefix(ref, "oci://")+":"+tag)
+	// Helm's client turns a '+' in the tag into '_' itself.
+	result, err := client.Push(data, strings.TrimPrefix(ref, "oci://")+":"+ch.Metadata.Version)
 	if err != nil {
 		t.Fatalf("push chart %s %s: %v", ch.Name(), ch.Metadata.Version, err)
 	}
