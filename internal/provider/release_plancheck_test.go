@@ -1,0 +1,106 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/pmezard/go-difflib/difflib"
+)
+
+// manifestLines is the expected change of one manifest in a plan: the lines removed and the
+// lines added, compared without their indentation. A nil manifestLines means the object is
+// added or deleted as a whole.
+type manifestLines struct {
+	removed, added []string
+}
+
+// expectManifestChanges checks that the plan changes exactly the listed entries of the
+// `manifests` attribute of address, and within each changed entry exactly the listed lines.
+// Every other entry must be unchanged.
+func expectManifestChanges(address string, want map[string]*manifestLines) plancheck.PlanCheck {
+	return manifestChangesCheck{address: address, want: want}
+}
+
+type manifestChangesCheck struct {
+	address string
+	want    map[string]*manifestLines
+}
+
+func (c manifestChangesCheck) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	for _, rc := range req.Plan.ResourceChanges {
+		if rc.Address != c.address {
+			continue
+		}
+		before := planManifestsOf(rc.Change.Before)
+		after := planManifestsOf(rc.Change.After)
+		var problems []string
+		keys := map[string]bool{}
+		for k := range before {
+			keys[k] = true
+		}
+		for k := range after {
+			keys[k] = true
+		}
+		for k := range keys {
+			old, hadOld := before[k]
+			updated, hasNew := after[k]
+			want, expected := c.want[k]
+			switch {
+			case hadOld && hasNew && old == updated:
+				if expected {
+					problems = append(problems, fmt.Sprintf("%s: expected a change, the plan has none", k))
+				}
+			case !expected:
+				problems = append(problems, fmt.Sprintf("%s: unexpected change (before present %v, after present %v)", k, hadOld, hasNew))
+			case want == nil:
+				if hadOld && hasNew {
+					problems = append(problems, fmt.Sprintf("%s: expected an add or a delete, the plan updates it", k))
+				}
+			default:
+				removed, added := manifestChangedLines(old, updated)
+				if !slices.Equal(removed, want.removed) || !slices.Equal(added, want.added) {
+					problems = append(problems, fmt.Sprintf("%s: removed %q, added %q; want removed %q, added %q", k, removed, added, want.removed, want.added))
+				}
+			}
+		}
+		slices.Sort(problems)
+		if len(problems) > 0 {
+			resp.Error = fmt.Errorf("manifests of %s:\n%s", c.address, strings.Join(problems, "\n"))
+		}
+		return
+	}
+	resp.Error = fmt.Errorf("%s is not in the plan", c.address)
+}
+
+func planManifestsOf(value any) map[string]string {
+	obj, _ := value.(map[string]any)
+	raw, _ := obj["manifests"].(map[string]any)
+	out := make(map[string]string, len(raw))
+	for k, v := range raw {
+		if s, ok := v.(string); ok {
+			out[k] = s
+		}
+	}
+	return out
+}
+
+// changedLines returns the removed and added lines of a line diff, without indentation.
+func manifestChangedLines(before, after string) (removed, added []string) {
+	matcher := difflib.NewMatcher(difflib.SplitLines(before), difflib.SplitLines(after))
+	a, b := difflib.SplitLines(before), difflib.SplitLines(after)
+	for _, op := range matcher.GetOpCodes() {
+		if op.Tag == 'e' {
+			continue
+		}
+		for _, l := range a[op.I1:op.I2] {
+			removed = append(removed, strings.TrimSpace(l))
+		}
+		for _, l := range b[op.J1:op.J2] {
+			added = append(added, strings.TrimSpace(l))
+		}
+	}
+	return removed, added
+}
