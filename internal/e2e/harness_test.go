@@ -256,7 +256,7 @@ func (a *reviewApp) logJob(res *JobResult) {
 // output reads a Terraform output in a finished job's folder.
 func (a *reviewApp) output(ctx context.Context, res *JobResult, name string) string {
 	a.t.Helper()
-	out, err := res.Exec(ctx, "", a.cli.Path, "output", "-raw", name)
+	out, err := res.Exec(ctx, a.cli.Path, "output", "-raw", name)
 	if err != nil {
 		a.t.Fatalf("%s output %s: %v\n%s", a.cli.Name, name, err, out)
 	}
@@ -266,7 +266,7 @@ func (a *reviewApp) output(ctx context.Context, res *JobResult, name string) str
 // planJSON is `show -json plan.cache` in a finished plan job's folder.
 func (a *reviewApp) planJSON(ctx context.Context, res *JobResult) *plan {
 	a.t.Helper()
-	out, err := res.Exec(ctx, "", a.cli.Path, "show", "-json", "plan.cache")
+	out, err := res.Exec(ctx, a.cli.Path, "show", "-json", "plan.cache")
 	if err != nil {
 		a.t.Fatalf("%s show -json plan.cache: %v\n%s", a.cli.Name, err, out)
 	}

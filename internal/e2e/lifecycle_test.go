@@ -259,7 +259,7 @@ func TestPipeline_killedDeployRecovers(t *testing.T) {
 			t.Fatal("the killed deploy left no lock: nothing to recover from")
 		}
 		// What a maintainer runs, or GitLab's Unlock button does: release the lock by its ID.
-		out, err := res.Exec(ctx, "", cli.Path, "force-unlock", "-force", raw.Lock.ID)
+		out, err := res.Exec(ctx, cli.Path, "force-unlock", "-force", raw.Lock.ID)
 		if err != nil {
 			t.Fatalf("%s force-unlock: %v\n%s", cli.Name, err, out)
 		}
@@ -290,7 +290,7 @@ func TestPipeline_killedDeployRecovers(t *testing.T) {
 			t.Errorf("Deployment after recovery selects nodes %v, want none", sel)
 		}
 		// Converged: a fresh plan in the deploy job's folder has nothing to do.
-		out, err = deploy3.Exec(ctx, "", cli.Path, "plan", "-input=false", "-detailed-exitcode", "-no-color")
+		out, err = deploy3.Exec(ctx, cli.Path, "plan", "-input=false", "-detailed-exitcode", "-no-color")
 		if err != nil {
 			t.Errorf("plan after recovery is not empty (%v):\n%s", err, out)
 		}

@@ -121,6 +121,9 @@ type JobResult struct {
 	Duration time.Duration
 	// Report is the path of the job's terraform report artifact, if any.
 	Report string
+
+	beforeScript []string
+	mask         func(string) string
 }
 
 // Run runs the named job to its end. A failed script is reported in the
@@ -209,7 +212,10 @@ func (j *RunningJob) finish() {
 	defer close(j.done)
 	err := j.cmd.Wait()
 	p := j.pipeline
-	res := &JobResult{Name: j.Job.Name, Dir: j.Dir, Env: j.Env, Log: p.runner.mask(j.out.String()), Err: err, Duration: time.Since(j.startedAt)}
+	res := &JobResult{
+		Name: j.Job.Name, Dir: j.Dir, Env: j.Env, Log: p.runner.mask(j.out.String()), Err: err, Duration: time.Since(j.startedAt),
+		beforeScript: j.Job.BeforeScript, mask: p.runner.mask,
+	}
 	if err == nil {
 		artifacts, report, aerr := p.collectArtifacts(j)
 		if aerr != nil {
@@ -226,15 +232,29 @@ func (j *RunningJob) finish() {
 	j.result = res
 }
 
-// Exec runs a command in the job's project folder with the job's
-// environment, after the job, as someone debugging it on the runner would.
-func (r *JobResult) Exec(ctx context.Context, dir string, name string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Dir = filepath.Join(r.Dir, dir)
-	cmd.Env = r.Env
+// Exec runs a command after the job, in its project folder and with its
+// environment, as one more line of its script would: the job's
+// before_script runs first (its output is kept apart, so the command's own
+// output, such as JSON, stays clean).
+func (r *JobResult) Exec(ctx context.Context, name string, args ...string) (string, error) {
+	var script strings.Builder
+	script.WriteString("set -eo pipefail\nexec 3>&1 4>&2 >\"$E2E_BEFORE_LOG\" 2>&1\n")
+	for _, line := range r.beforeScript {
+		script.WriteString(line + "\n")
+	}
+	script.WriteString("exec 1>&3 2>&4 3>&- 4>&-\nexec \"$@\"\n")
+	beforeLog := filepath.Join(filepath.Dir(r.Dir), fmt.Sprintf("exec-%d.log", time.Now().UnixNano()))
+	cmd := exec.CommandContext(ctx, "bash", append([]string{"--noprofile", "--norc", "-c", script.String(), "bash", name}, args...)...)
+	cmd.Dir = r.Dir
+	cmd.Env = append(slices.Clone(r.Env), "E2E_BEFORE_LOG="+beforeLog)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
+	if err != nil {
+		if before, rerr := os.ReadFile(beforeLog); rerr == nil {
+			return out.String(), fmt.Errorf("%w (before_script output:\n%s)", err, r.mask(string(before)))
+		}
+	}
 	return out.String(), err
 }
 

@@ -108,6 +108,11 @@ func TestPipeline_artifactsVariablesAndMasking(t *testing.T) {
 		t.Errorf("terraform report = %q, want the out.txt artifact", build.Report)
 	}
 
+	// A command after the job sees the job's environment, and only its own output.
+	if out, err := build.Exec(ctx, "sh", "-c", "echo exec $STATE"); err != nil || out != "exec job\n" {
+		t.Errorf("Exec after build = %q, %v; want only \"exec job\"", out, err)
+	}
+
 	deploy, err := p.Run(ctx, "deploy")
 	if err != nil {
 		t.Fatal(err)
