@@ -100,14 +100,16 @@ kubectl() { "$KUBECTL" --kubeconfig "$KUBECONFIG_FILE" --context "$KUBE_CONTEXT"
 # --- measuring ------------------------------------------------------------------------------------
 
 # measure SIZE METRIC RUN EXPECT COMMAND... runs COMMAND, logs its output, and appends
-# "size metric run seconds peak-provider-RSS-KiB" to the results. EXPECT is ok (exit 0), fail
+# "size metric run seconds peak-provider-RSS-KiB provider-CPU-seconds provider-processes" to the
+# results: the largest peak RSS among the provider processes COMMAND started, their CPU time
+# added up, and how many there were. EXPECT is ok (exit 0), fail
 # (non-zero), diff (0 or 1, as diff tools answer) or changes (2, terraform plan
 # -detailed-exitcode's "changes planned"). An unexpected outcome stops the run.
 measure() {
   local size="$1" metric="$2" run="$3" expect="$4"
   shift 4
   local out="$WORK/logs/$size-$metric-$run.log" rss="$WORK/logs/$size-$metric-$run.rss"
-  local start end status=0 seconds peak
+  local start end status=0 seconds peak cpu procs
   : >"$rss"
   # kubectl and helm start with an empty discovery cache, as in a CI job's fresh container; the
   # provider keeps none between processes either.
@@ -126,9 +128,11 @@ measure() {
   esac
   seconds="$(awk -v s="$start" -v e="$end" 'BEGIN { printf "%.3f", e - s }')"
   peak="$(awk '$2 > max { max = $2 } END { print max + 0 }' "$rss")"
-  printf '%s\t%s\t%s\t%s\t%s\n' "$size" "$metric" "$run" "$seconds" "$peak" >>"$RESULTS"
-  if [ "$peak" -gt 0 ]; then
-    log "  $metric size=$size run=$run: ${seconds}s (provider peak RSS ${peak} KiB)"
+  cpu="$(awk '{ ms += $3 } END { printf "%.3f", ms / 1000 }' "$rss")"
+  procs="$(wc -l <"$rss")"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$size" "$metric" "$run" "$seconds" "$peak" "$cpu" "$procs" >>"$RESULTS"
+  if [ "$procs" -gt 0 ]; then
+    log "  $metric size=$size run=$run: ${seconds}s (provider: $procs processes, ${cpu}s CPU, peak RSS ${peak} KiB)"
   else
     log "  $metric size=$size run=$run: ${seconds}s"
   fi
@@ -326,9 +330,27 @@ if [ "$BENCH_PROVIDER" = 1 ] && [ "$BENCH_PROFILE" = 1 ]; then
     shift
     mkdir -p "$WORK/profiles/$op"
     GITLABK8S_BENCH_CPUPROFILE_DIR="$WORK/profiles/$op" "$@" >"$WORK/logs/profile-$op.log" 2>&1
-    go tool pprof -top -nodecount=25 "$PROVIDER_BIN" "$WORK/profiles/$op"/cpu-*.pprof \
-      >"$WORK/profiles/$op.top" 2>/dev/null || true
+    {
+      go tool pprof -top -cum -nodecount=30 "$PROVIDER_BIN" "$WORK/profiles/$op"/cpu-*.pprof 2>/dev/null
+      echo
+      echo "flat:"
+      go tool pprof -top -nodecount=15 "$PROVIDER_BIN" "$WORK/profiles/$op"/cpu-*.pprof 2>/dev/null |
+        sed -n '/flat%/,$p'
+    } >"$WORK/profiles/$op.top" || true
   }
+  # Package initialization runs before main, so no CPU profile sees it, yet every provider
+  # process pays it. GODEBUG=inittrace=1 reports it per package; run alone, the binary initializes,
+  # says it is a plugin and exits.
+  {
+    for i in 1 2 3; do
+      GODEBUG=inittrace=1 "$PROVIDER_BIN" </dev/null 2>&1 >/dev/null |
+        awk -v run="$i" '$1 == "init" { ms += $5 } END { printf "run %d: package initialization %.0f ms of clock time\n", run, ms }'
+    done
+    echo
+    echo "the ten slowest packages (last run): package, clock ms, bytes allocated"
+    GODEBUG=inittrace=1 "$PROVIDER_BIN" </dev/null 2>&1 >/dev/null |
+      awk '$1 == "init" { print $2, $5, $8 }' | sort -k2 -g -r | head -n 10
+  } >"$WORK/profiles/package_init.top" || true
   profile apply_install tf "$dir" apply -auto-approve -input=false -var revision=1
   profile plan_nochange tf "$dir" plan -input=false -var revision=1
   profile plan_change tf "$dir" plan -input=false -var revision=2

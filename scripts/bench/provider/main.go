@@ -1,9 +1,10 @@
 // Command provider serves the gitlabk8s provider exactly as the repository's main package does,
 // plus two measurements for scripts/bench.sh, both off unless their variable is set:
 //
-//   - GITLABK8S_BENCH_RSS_FILE: on exit, append this process's peak resident set size in KiB
-//     (getrusage ru_maxrss) as one line "<pid> <kib>". Terraform starts the provider and, when
-//     done, asks it to stop over gRPC; the server then returns from Serve and this runs.
+//   - GITLABK8S_BENCH_RSS_FILE: on exit, append one line "<pid> <peak RSS KiB> <CPU ms>" from
+//     getrusage: the process's peak resident set size and its user plus system CPU time, package
+//     initialization included. Terraform starts the provider and, when done, asks it to stop over
+//     gRPC; the server then returns from Serve and this runs.
 //   - GITLABK8S_BENCH_CPUPROFILE_DIR: write a CPU profile of the whole process to
 //     <dir>/cpu-<pid>.pprof, for `go tool pprof`.
 //
@@ -18,6 +19,7 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"syscall"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
@@ -64,8 +66,8 @@ func startCPUProfile(dir string) (func(), error) {
 	}, nil
 }
 
-// recordPeakRSS appends "<pid> <peak RSS in KiB>" to path when path is set. One short write on
-// an O_APPEND file, so provider processes running side by side never interleave their lines.
+// recordPeakRSS appends "<pid> <peak RSS in KiB> <CPU ms>" to path when path is set. One short
+// write on an O_APPEND file, so provider processes running side by side never interleave lines.
 func recordPeakRSS(path string) error {
 	if path == "" {
 		return nil
@@ -78,8 +80,9 @@ func recordPeakRSS(path string) error {
 	if err != nil {
 		return fmt.Errorf("open peak rss file: %w", err)
 	}
+	cpu := time.Duration(usage.Utime.Nano() + usage.Stime.Nano())
 	// On Linux ru_maxrss is in KiB.
-	if _, err := fmt.Fprintf(f, "%d %d\n", os.Getpid(), usage.Maxrss); err != nil {
+	if _, err := fmt.Fprintf(f, "%d %d %d\n", os.Getpid(), usage.Maxrss, cpu.Milliseconds()); err != nil {
 		_ = f.Close()
 		return fmt.Errorf("write peak rss: %w", err)
 	}

@@ -212,7 +212,7 @@ func writeReport(w *bytes.Buffer, res *results, m meta, profiles map[string]stri
 
 	fmt.Fprintln(w, "## Provider peak memory (MiB of resident memory, median [largest])")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "The largest peak among the provider processes one command started.")
+	fmt.Fprintln(w, "The largest peak among the provider processes one command started (Terraform starts the provider more than once per command; see the next table).")
 	fmt.Fprintln(w)
 	writeHeader(w, "operation", sizes)
 	for _, row := range memoryRows {
@@ -224,6 +224,25 @@ func writeReport(w *bytes.Buffer, res *results, m meta, profiles map[string]stri
 				continue
 			}
 			cells = append(cells, fmt.Sprintf("%.0f [%.0f]", st.rssMedian/1024, st.rssPeak/1024))
+		}
+		fmt.Fprintf(w, "| %s | %s |\n", row.label, strings.Join(cells, " | "))
+	}
+	fmt.Fprintln(w)
+
+	fmt.Fprintln(w, "## Provider processes per command and their CPU time (median)")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "How many times Terraform started the provider for one command, and the CPU seconds (user and system, package initialization included) those processes used together.")
+	fmt.Fprintln(w)
+	writeHeader(w, "operation", sizes)
+	for _, row := range memoryRows {
+		cells := make([]string, 0, len(sizes))
+		for _, size := range sizes {
+			st := res.stat(size, row.metric)
+			if !st.hasRSS {
+				cells = append(cells, "—")
+				continue
+			}
+			cells = append(cells, fmt.Sprintf("%.0f processes, %.2f s CPU", st.processesMedian, st.cpuMedian))
 		}
 		fmt.Fprintf(w, "| %s | %s |\n", row.label, strings.Join(cells, " | "))
 	}

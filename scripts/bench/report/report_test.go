@@ -27,10 +27,10 @@ func TestMedian(t *testing.T) {
 
 func TestParseResults_rejectsMalformedLines(t *testing.T) {
 	for _, input := range []string{
-		"100\tplan_nochange\t1\t0.5\n",        // four fields
-		"ten\tplan_nochange\t1\t0.5\t0\n",     // size not a number
-		"100\tplan_nochange\t1\tfast\t0\n",    // seconds not a number
-		"100\tplan_nochange\t1\t0.5\tlarge\n", // rss not a number
+		"100\tplan_nochange\t1\t0.5\t0\t0\n",       // six fields
+		"ten\tplan_nochange\t1\t0.5\t0\t0\t0\n",    // size not a number
+		"100\tplan_nochange\t1\tfast\t0\t0\t0\n",   // seconds not a number
+		"100\tplan_nochange\t1\t0.5\t0\t0\tmany\n", // processes not a number
 	} {
 		if _, err := parseResults(strings.NewReader(input)); err == nil {
 			t.Errorf("parseResults(%q) succeeded, want an error", input)
@@ -38,11 +38,11 @@ func TestParseResults_rejectsMalformedLines(t *testing.T) {
 	}
 }
 
-// lines builds results input: size, metric, then one seconds value per run (rss 0).
+// lines builds results input: size, metric, then one seconds value per run (no provider process).
 func lines(size, metric string, seconds ...string) string {
 	var b strings.Builder
 	for i, s := range seconds {
-		b.WriteString(size + "\t" + metric + "\t" + string(rune('1'+i)) + "\t" + s + "\t0\n")
+		b.WriteString(size + "\t" + metric + "\t" + string(rune('1'+i)) + "\t" + s + "\t0\t0\t0\n")
 	}
 	return b.String()
 }
@@ -123,8 +123,8 @@ func TestEvaluateTargets_perSizeComparisons(t *testing.T) {
 	for prefix, want := range map[string]verdict{
 		"One-change plan faster than `helm template \\| kubectl diff --server-side`, 10 objects":   verdictPass,
 		"One-change plan faster than `helm template \\| kubectl diff --server-side`, 1000 objects": verdictMiss,
-		"Environment destroy within 2 s of the namespace controller's own time, 10 objects":      verdictPass,
-		"Environment destroy within 2 s of the namespace controller's own time, 1000 objects":    verdictMiss,
+		"Environment destroy within 2 s of the namespace controller's own time, 10 objects":        verdictPass,
+		"Environment destroy within 2 s of the namespace controller's own time, 1000 objects":      verdictMiss,
 	} {
 		if got := findTarget(t, all, prefix); got.verdict != want {
 			t.Errorf("%s: got %s (%s), want %s", prefix, got.verdict, got.measured, want)
@@ -154,5 +154,23 @@ func TestWriteReport_failureRunsDoNotAddASizeColumn(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+func TestStat_providerFiguresOnlyFromCommandsThatStartedIt(t *testing.T) {
+	input := "100\tplan_nochange\t1\t1.0\t102400\t0.6\t3\n" +
+		"100\tplan_nochange\t2\t1.2\t204800\t0.8\t3\n" +
+		"100\tplan_nochange\t3\t1.1\t153600\t1.0\t3\n" +
+		"100\tplan_empty\t1\t0.1\t0\t0\t0\n"
+	res, err := parseResults(strings.NewReader(input))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := res.stat(100, "plan_nochange")
+	if !st.hasRSS || st.rssMedian != 153600 || st.rssPeak != 204800 || st.cpuMedian != 0.8 || st.processesMedian != 3 {
+		t.Errorf("plan_nochange stat = %+v, want RSS median 153600, peak 204800, CPU 0.8, 3 processes", st)
+	}
+	if st := res.stat(100, "plan_empty"); st.hasRSS {
+		t.Errorf("plan_empty started no provider but has provider figures: %+v", st)
 	}
 }

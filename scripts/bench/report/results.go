@@ -10,11 +10,14 @@ import (
 	"strings"
 )
 
-// sample is one timed command: how long it took and the largest peak RSS among the provider
-// processes it started (0 when it started none).
+// sample is one timed command: how long it took and, over the provider processes it started
+// (none for commands that start no provider), the largest peak RSS, the CPU time they used
+// together and how many there were.
 type sample struct {
-	seconds float64
-	rssKiB  float64
+	seconds    float64
+	rssKiB     float64
+	cpuSeconds float64
+	processes  float64
 }
 
 // results holds every sample by chart size and metric.
@@ -22,8 +25,8 @@ type results struct {
 	samples map[int]map[string][]sample
 }
 
-// parseResults reads the tab-separated lines scripts/bench.sh writes:
-// size, metric, run, seconds, peak provider RSS in KiB.
+// parseResults reads the tab-separated lines scripts/bench.sh writes: size, metric, run, seconds,
+// peak provider RSS in KiB, provider CPU seconds, provider processes.
 func parseResults(r io.Reader) (*results, error) {
 	res := &results{samples: map[int]map[string][]sample{}}
 	scanner := bufio.NewScanner(r)
@@ -35,22 +38,21 @@ func parseResults(r io.Reader) (*results, error) {
 			continue
 		}
 		fields := strings.Split(text, "\t")
-		if len(fields) != 5 {
-			return nil, fmt.Errorf("results line %d: want 5 tab-separated fields, got %d", line, len(fields))
+		if len(fields) != 7 {
+			return nil, fmt.Errorf("results line %d: want 7 tab-separated fields, got %d", line, len(fields))
 		}
 		size, err := strconv.Atoi(fields[0])
 		if err != nil {
 			return nil, fmt.Errorf("results line %d: size: %w", line, err)
 		}
-		seconds, err := strconv.ParseFloat(fields[3], 64)
-		if err != nil {
-			return nil, fmt.Errorf("results line %d: seconds: %w", line, err)
+		var numbers [4]float64
+		for i, name := range []string{"seconds", "rss", "cpu", "processes"} {
+			numbers[i], err = strconv.ParseFloat(fields[3+i], 64)
+			if err != nil {
+				return nil, fmt.Errorf("results line %d: %s: %w", line, name, err)
+			}
 		}
-		rss, err := strconv.ParseFloat(fields[4], 64)
-		if err != nil {
-			return nil, fmt.Errorf("results line %d: rss: %w", line, err)
-		}
-		res.add(size, fields[1], sample{seconds: seconds, rssKiB: rss})
+		res.add(size, fields[1], sample{seconds: numbers[0], rssKiB: numbers[1], cpuSeconds: numbers[2], processes: numbers[3]})
 	}
 	if err := scanner.Err(); err != nil {
 		return nil, fmt.Errorf("read results: %w", err)
@@ -95,6 +97,8 @@ type stat struct {
 	n                  int
 	median, min, max   float64
 	rssMedian, rssPeak float64
+	cpuMedian          float64
+	processesMedian    float64
 	hasSamples, hasRSS bool
 }
 
@@ -105,10 +109,14 @@ func (r *results) stat(size int, metric string) stat {
 	}
 	secs := make([]float64, len(samples))
 	rss := make([]float64, 0, len(samples))
+	cpu := make([]float64, 0, len(samples))
+	processes := make([]float64, 0, len(samples))
 	for i, s := range samples {
 		secs[i] = s.seconds
-		if s.rssKiB > 0 {
+		if s.processes > 0 {
 			rss = append(rss, s.rssKiB)
+			cpu = append(cpu, s.cpuSeconds)
+			processes = append(processes, s.processes)
 		}
 	}
 	st := stat{n: len(samples), hasSamples: true, median: median(secs), min: minOf(secs), max: maxOf(secs)}
@@ -116,6 +124,8 @@ func (r *results) stat(size int, metric string) stat {
 		st.hasRSS = true
 		st.rssMedian = median(rss)
 		st.rssPeak = maxOf(rss)
+		st.cpuMedian = median(cpu)
+		st.processesMedian = median(processes)
 	}
 	return st
 }
