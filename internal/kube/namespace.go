@@ -9,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
@@ -35,7 +36,10 @@ func (c *Clients) DeleteNamespace(ctx context.Context, name string, uid types.UI
 		PropagationPolicy: &background,
 		Preconditions:     &metav1.Preconditions{UID: &uid},
 	})
-	if err == nil || IsNotFound(err) {
+	// Conflict: the namespace is already terminating and still holds
+	// content, or it is another namespace by now (the UID precondition
+	// failed). Either way there is nothing to delete; the caller waits.
+	if err == nil || IsNotFound(err) || apierrors.IsConflict(err) {
 		return nil
 	}
 	return fmt.Errorf("delete namespace %s: %w", name, forbidden(err, "delete", "", "namespaces", "", name))

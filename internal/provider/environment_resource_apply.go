@@ -1,0 +1,277 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	k8stypes "k8s.io/apimachinery/pkg/types"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/environment"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/gitlab"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/kube"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+)
+
+// environmentCluster is the cluster I/O the environment resource needs.
+type environmentCluster interface {
+	Apply(ctx context.Context, obj map[string]any) (*unstructured.Unstructured, error)
+	Get(ctx context.Context, obj map[string]any) (*unstructured.Unstructured, error)
+	Delete(ctx context.Context, obj map[string]any, uid k8stypes.UID) error
+	GetNamespace(ctx context.Context, name string) (*corev1.Namespace, error)
+	DeleteNamespace(ctx context.Context, name string, uid k8stypes.UID) error
+	WaitForNamespaceDeletion(ctx context.Context, name string, uid k8stypes.UID) error
+	WhoAmI(ctx context.Context) (string, error)
+}
+
+var _ environmentCluster = (*kube.Clients)(nil)
+
+func (r *environmentResource) cluster(ctx context.Context, diags *diag.Diagnostics) environmentCluster {
+	c := r.data.clients(ctx, diags)
+	if c == nil {
+		return nil
+	}
+	return c
+}
+
+// build turns planned values into the environment to apply.
+func (r *environmentResource) build(ctx context.Context, plan environmentModel, diags *diag.Diagnostics) (environment.Environment, bool) {
+	spec, parts, d := plan.spec(ctx)
+	diags.Append(d...)
+	if diags.HasError() {
+		return environment.Environment{}, false
+	}
+	if !parts.all() {
+		diags.AddError("Unknown Environment Configuration", "Some of the environment's settings are still unknown at apply. This is a bug in the provider; please report it.")
+		return environment.Environment{}, false
+	}
+	var ci gitlab.CIMetadata
+	if r.data != nil {
+		ci = r.data.ci
+	}
+	env, problems := environment.Build(spec, ci)
+	addProblems(diags, problems)
+	return env, len(problems) == 0
+}
+
+// ownedByEnvironment reports whether the namespace is this environment's: it
+// carries the ownership marker of one of names (the environment's name before
+// and after a rename), or it is the very namespace the state recorded (same
+// UID: created or imported by this resource) and no other environment claims
+// it. A namespace deleted and recreated by someone else has a new UID.
+func ownedByEnvironment(ns *corev1.Namespace, stateUID string, names ...string) bool {
+	for _, name := range names {
+		if gitlab.OwnedBy(ns.Annotations, ns.Labels, name) {
+			return true
+		}
+	}
+	claimed := ns.Labels[gitlab.LabelManagedBy] == gitlab.ManagedByValue && ns.Annotations[gitlab.AnnotationEnvironment] != ""
+	return stateUID != "" && string(ns.UID) == stateUID && !claimed
+}
+
+func (r *environmentResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan environmentModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Create(ctx, defaultEnvironmentCreateTimeout)
+	resp.Diagnostics.Append(diags...)
+	env, ok := r.build(ctx, plan, &resp.Diagnostics)
+	if !ok || resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cluster := r.cluster(ctx, &resp.Diagnostics)
+	if cluster == nil {
+		return
+	}
+
+	existing, err := cluster.GetNamespace(ctx, env.Namespace)
+	switch {
+	case kube.IsNotFound(err):
+	case err != nil:
+		resp.Diagnostics.Append(clusterErrorDiagnostic(ctx, cluster, "Unable to Create Environment",
+			"Checking whether the namespace "+env.Namespace+" already exists failed.", "Check the connection and the provider's rights, then apply again.", err))
+		return
+	case !gitlab.OwnedBy(existing.Annotations, existing.Labels, env.Name):
+		resp.Diagnostics.Append(foreignNamespaceDiagnostic(existing, env.Name))
+		return
+	case existing.DeletionTimestamp != nil:
+		// A previous destroy of this environment is still finishing: the
+		// restarted environment gets a fresh namespace once it is gone.
+		tflog.Info(ctx, "waiting for the environment's previous namespace to finish terminating", map[string]any{"namespace": env.Namespace})
+		if err := cluster.WaitForNamespaceDeletion(ctx, env.Namespace, existing.UID); err != nil {
+			resp.Diagnostics.Append(namespaceStuckDiagnostic(env.Namespace, err))
+			return
+		}
+	default:
+		// Ours, left behind by an earlier apply whose state was lost: carry on.
+		tflog.Info(ctx, "adopting the environment's existing namespace", map[string]any{"namespace": env.Namespace})
+	}
+
+	uid, ok := r.applyObjects(ctx, cluster, env, true, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	plan.UID = types.StringValue(string(uid))
+	plan.ID = types.StringValue(env.Namespace)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *environmentResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state environmentModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Update(ctx, defaultEnvironmentUpdateTimeout)
+	resp.Diagnostics.Append(diags...)
+	env, ok := r.build(ctx, plan, &resp.Diagnostics)
+	if !ok || resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cluster := r.cluster(ctx, &resp.Diagnostics)
+	if cluster == nil {
+		return
+	}
+
+	existing, err := cluster.GetNamespace(ctx, env.Namespace)
+	switch {
+	case kube.IsNotFound(err):
+		// Deleted since the refresh; applying creates it again.
+	case err != nil:
+		resp.Diagnostics.Append(clusterErrorDiagnostic(ctx, cluster, "Unable to Update Environment",
+			"Reading the namespace "+env.Namespace+" failed.", "Check the connection and the provider's rights, then apply again.", err))
+		return
+	case !ownedByEnvironment(existing, state.UID.ValueString(), state.Name.ValueString(), env.Name):
+		resp.Diagnostics.Append(foreignNamespaceDiagnostic(existing, env.Name))
+		return
+	case existing.DeletionTimestamp != nil:
+		// Deleted outside Terraform (or by a destroy that timed out) and still
+		// terminating: the refresh emptied manifests, so everything is
+		// created again once the namespace is gone.
+		tflog.Info(ctx, "waiting for the environment's terminating namespace to be gone before creating it again", map[string]any{"namespace": env.Namespace})
+		if err := cluster.WaitForNamespaceDeletion(ctx, env.Namespace, existing.UID); err != nil {
+			resp.Diagnostics.Append(namespaceStuckDiagnostic(env.Namespace, err))
+			return
+		}
+	}
+
+	uid, ok := r.applyObjects(ctx, cluster, env, false, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	r.deleteDropped(ctx, cluster, state, plan, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan.UID = types.StringValue(string(uid))
+	plan.ID = types.StringValue(env.Namespace)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// applyObjects applies the environment's objects in order and returns the
+// namespace's UID. creating says whether this is the environment's first
+// apply, which writes no state when it fails.
+func (r *environmentResource) applyObjects(ctx context.Context, cluster environmentCluster, env environment.Environment, creating bool, diags *diag.Diagnostics) (k8stypes.UID, bool) {
+	var uid k8stypes.UID
+	for i, obj := range env.Objects {
+		key := keyOf(obj, env.Namespace)
+		applied, err := cluster.Apply(ctx, obj)
+		if err != nil {
+			todo := "Fix the cause and apply again; the objects applied so far are kept."
+			if creating && i > 0 {
+				todo = fmt.Sprintf("The namespace %s was created and carries this environment's ownership marker, so the next apply adopts it and continues where this one stopped.", env.Namespace)
+			}
+			diags.Append(clusterErrorDiagnostic(ctx, cluster, "Unable to Apply Environment Object",
+				fmt.Sprintf("Applying %s of the environment %q failed.", key, env.Name), todo, err))
+			return "", false
+		}
+		if i == 0 {
+			uid = applied.GetUID()
+		}
+		tflog.Debug(ctx, "applied environment object", map[string]any{"object": key})
+	}
+	return uid, true
+}
+
+// keyOf is the manifests key of obj.
+func keyOf(obj manifest.Object, namespace string) string {
+	u := unstructured.Unstructured{Object: obj}
+	return manifest.Key(manifest.Normalize(obj, namespace, manifest.BuiltinIsNamespaced(u.GetAPIVersion(), u.GetKind())), namespace)
+}
+
+// deleteDropped deletes the objects the state holds and the plan no longer
+// does (a disabled NetworkPolicy, a renamed ServiceAccount), when they still
+// carry this environment's ownership marker.
+func (r *environmentResource) deleteDropped(ctx context.Context, cluster environmentCluster, state, plan environmentModel, diags *diag.Diagnostics) {
+	before, after := manifestsAttribute(ctx, state, diags), manifestsAttribute(ctx, plan, diags)
+	keys := make([]string, 0, len(before))
+	for key := range before {
+		if _, kept := after[key]; !kept {
+			keys = append(keys, key)
+		}
+	}
+	slices.Sort(keys)
+	for _, key := range keys {
+		obj, err := objectOfManifest(before[key])
+		if err != nil {
+			tflog.Warn(ctx, "cannot read a dropped object's manifest from the state; leaving the object alone", map[string]any{"object": key, "error": err.Error()})
+			continue
+		}
+		if (&unstructured.Unstructured{Object: obj}).GetKind() == "Namespace" {
+			continue // the namespace changes only by replacement
+		}
+		live, err := cluster.Get(ctx, obj)
+		if kube.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			diags.Append(clusterErrorDiagnostic(ctx, cluster, "Unable to Delete Environment Object",
+				fmt.Sprintf("Reading %s, which the configuration no longer has, failed.", key), "Apply again to retry.", err))
+			return
+		}
+		if !gitlab.OwnedBy(live.GetAnnotations(), live.GetLabels(), state.Name.ValueString()) && !gitlab.OwnedBy(live.GetAnnotations(), live.GetLabels(), plan.Name.ValueString()) {
+			tflog.Warn(ctx, "not deleting a dropped object that no longer carries the environment's ownership marker", map[string]any{"object": key})
+			continue
+		}
+		if err := cluster.Delete(ctx, obj, live.GetUID()); err != nil {
+			diags.Append(clusterErrorDiagnostic(ctx, cluster, "Unable to Delete Environment Object",
+				fmt.Sprintf("Deleting %s, which the configuration no longer has, failed.", key), "Apply again to retry.", err))
+			return
+		}
+		tflog.Debug(ctx, "deleted dropped environment object", map[string]any{"object": key})
+	}
+}
+
+func manifestsAttribute(ctx context.Context, m environmentModel, diags *diag.Diagnostics) map[string]string {
+	out := map[string]string{}
+	if m.Manifests.IsNull() || m.Manifests.IsUnknown() {
+		return out
+	}
+	diags.Append(m.Manifests.ElementsAs(ctx, &out, false)...)
+	return out
+}
+
+// objectOfManifest parses one manifest of the manifests attribute.
+func objectOfManifest(text string) (manifest.Object, error) {
+	objs, err := manifest.SplitDocuments(text)
+	if err != nil {
+		return nil, err
+	}
+	if len(objs) != 1 {
+		return nil, fmt.Errorf("expected one object, found %d", len(objs))
+	}
+	return objs[0], nil
+}

@@ -1,0 +1,175 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func TestAccEnvironment_destroyWithoutDeleteRightKeepsEverything(t *testing.T) {
+	client := adminClient(t)
+	name, namespace := envTestNames(t, "cijob")
+	cleanupNamespace(t, client, namespace)
+	ctx := context.Background()
+	// The ci-job identity may create namespaces but not delete them, like a
+	// GitLab agent's CI job. It lacks rights on ResourceQuotas, so no quota.
+	config := fmt.Sprintf(`
+provider "gitlabk8s" {
+  config_context = "ci-job"
+}
+
+resource "gitlabk8s_environment" "test" {
+  name      = %q
+  namespace = %q
+}
+`, name, namespace)
+	deleter := &rbacv1.ClusterRole{
+		ObjectMeta: metav1.ObjectMeta{Name: "gitlabk8s-test:namespace-deleter"},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"namespaces"}, Verbs: []string{"delete"}}},
+	}
+	ensureClusterRole(t, client, deleter)
+
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             func(*terraform.State) error { return namespaceGone(client, namespace) },
+		Steps: []resource.TestStep{
+			{Config: config},
+			{
+				Config:  config,
+				Destroy: true,
+				ExpectError: regexp.MustCompile(`(?s)Unable to Delete Namespace.*identity\s+"ci-job"\s+may\s+not\s+delete\s+the\s+namespace\s+` + namespace +
+					`.*verb\s+"delete"\s+on\s+the\s+resource\s+"namespaces".*namespace\s+and\s+the\s+Terraform\s+state\s+were\s+both\s+kept.*kubectl\s+create\s+rolebinding`),
+			},
+			{
+				// The namespace is still there and the state still has it: once
+				// a RoleBinding in the namespace grants the right, destroy works.
+				PreConfig: func() {
+					ns := getNamespace(t, client, namespace)
+					if ns.DeletionTimestamp != nil {
+						t.Fatalf("namespace %s is being deleted after a refused destroy", namespace)
+					}
+					binding := &rbacv1.RoleBinding{
+						ObjectMeta: metav1.ObjectMeta{Name: "ci-job-may-delete", Namespace: namespace},
+						RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: deleter.Name},
+						Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: "ci-job"}},
+					}
+					if _, err := client.RbacV1().RoleBindings(namespace).Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:  config,
+				Destroy: true,
+			},
+		},
+	})
+}
+
+func TestAccEnvironment_destroyTimeoutNamesTheBlocker(t *testing.T) {
+	client := adminClient(t)
+	name, namespace := envTestNames(t, "stuck")
+	cleanupNamespace(t, client, namespace)
+	ctx := context.Background()
+	const finalizer = "gitlabk8s.test/hold"
+	config := fmt.Sprintf(`
+resource "gitlabk8s_environment" "test" {
+  name      = %q
+  namespace = %q
+  timeouts {
+    delete = "20s"
+  }
+}
+`, name, namespace)
+
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             func(*terraform.State) error { return namespaceGone(client, namespace) },
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				Check: func(*terraform.State) error {
+					// A resource whose controller never removes its finalizer.
+					_, err := client.CoreV1().ConfigMaps(namespace).Create(ctx, &corev1.ConfigMap{
+						ObjectMeta: metav1.ObjectMeta{Name: "held", Finalizers: []string{finalizer}},
+					}, metav1.CreateOptions{})
+					return err
+				},
+			},
+			{
+				Config:      config,
+				Destroy:     true,
+				ExpectError: regexp.MustCompile(`(?s)Namespace Deletion Timed Out.*` + namespace + `.*(NamespaceContentRemaining|NamespaceFinalizersRemaining).*` + regexp.QuoteMeta(finalizer)),
+			},
+			{
+				// Once the finalizer is gone, destroying again waits for the
+				// terminating namespace and succeeds.
+				PreConfig: func() {
+					cm, err := client.CoreV1().ConfigMaps(namespace).Get(ctx, "held", metav1.GetOptions{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					cm.Finalizers = nil
+					if _, err := client.CoreV1().ConfigMaps(namespace).Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:  config,
+				Destroy: true,
+			},
+		},
+	})
+}
+
+func TestAccEnvironment_badInputFailsBeforeAnythingIsApplied(t *testing.T) {
+	client := adminClient(t)
+	name, namespace := envTestNames(t, "bad")
+	config := func(attributes string) string {
+		return fmt.Sprintf(`
+resource "gitlabk8s_environment" "test" {
+  name      = %q
+  namespace = %q
+%s
+}
+`, name, namespace, attributes)
+	}
+	steps := []struct {
+		config string
+		err    string
+	}{
+		{fmt.Sprintf(`resource "gitlabk8s_environment" "test" { name = "review@%s" }`, strings.ReplaceAll(namespace, "-", "")), `Invalid Environment Name.*contains '@'`},
+		{`resource "gitlabk8s_environment" "test" { name = "/review" }`, `Invalid Environment Name.*starts with '/'`},
+		{fmt.Sprintf(`resource "gitlabk8s_environment" "test" {
+  name      = %q
+  namespace = "Review_X"
+}`, name), `namespace.*contains 'R' at position 1`},
+		{fmt.Sprintf(`resource "gitlabk8s_environment" "test" {
+  name      = %q
+  namespace = "%s"
+}`, name, strings.Repeat("a", 64)), `64 characters long; a namespace can be at most 63`},
+		{config(`  resource_quota = { "requests.cpu" = "2 cpus" }`), `resource_quota\["requests.cpu"\].*"2 cpus" is not a quantity`},
+		{config(`  resource_quota = { "requests.gpu" = "1" }`), `resource_quota\["requests.gpu"\].*"requests.gpu" is not a ResourceQuota resource name`},
+		{config(`  resource_quota = { pods = "2.5" }`), `whole number`},
+		{config(`  service_account = { enabled = false, name = "ci" }`), `service_account.name.*enabled is false`},
+		{config(`  network_policy = { enabled = false, allow_from_namespaces = ["ingress-nginx"] }`), `network_policy.allow_from_namespaces.*enabled is false`},
+		{config(`  limit_range = { default = { cpu = "500m" }, default_request = { cpu = "1" } }`), `limit_range.default_request\["cpu"\].*default request \(1, from\s+limit_range.default_request\) is greater than the default limit`},
+		{config(`  labels = { "app.kubernetes.io/managed-by" = "me" }`), `set by the provider`},
+	}
+	var testSteps []resource.TestStep
+	for _, s := range steps {
+		testSteps = append(testSteps, resource.TestStep{Config: s.config, PlanOnly: true, ExpectError: regexp.MustCompile(`(?s)` + s.err)})
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps:                    testSteps,
+	})
+	if err := namespaceGone(client, namespace); err != nil {
+		t.Errorf("bad input left something behind: %v", err)
+	}
+}

@@ -1,0 +1,233 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/environment"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/gitlab"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/kube"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+)
+
+// Read refreshes manifests from the cluster: for every object of the
+// environment, the fields the provider manages as the cluster has them. An
+// object edited outside Terraform shows as exactly that difference in the
+// next plan, a deleted companion disappears from manifests (so the plan adds
+// it back), and a namespace deleted outside Terraform removes the resource, so
+// the next apply creates it again.
+func (r *environmentResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state environmentModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	cluster := r.cluster(ctx, &resp.Diagnostics)
+	if cluster == nil {
+		return
+	}
+	namespace := state.Namespace.ValueString()
+	ns, err := cluster.GetNamespace(ctx, namespace)
+	if err != nil && !kube.IsNotFound(err) {
+		resp.Diagnostics.Append(clusterErrorDiagnostic(ctx, cluster, "Unable to Read Environment",
+			"Reading the namespace "+namespace+" failed.", "Check the connection and the provider's rights, then run Terraform again.", err))
+		return
+	}
+	stateUID := state.UID.ValueString()
+	if kube.IsNotFound(err) || (stateUID != "" && string(ns.UID) != stateUID) {
+		// Gone, or gone and recreated by someone else: either way the
+		// environment's namespace no longer exists, and the next apply
+		// creates it (or refuses a foreign one of the same name).
+		tflog.Info(ctx, "the environment's namespace is gone; removing it from the state so the next apply creates it", map[string]any{"namespace": namespace})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if ns.DeletionTimestamp != nil {
+		// Terminating: keep the resource, so a destroy run again waits for
+		// the namespace to be gone, but hold no objects, so an apply plans
+		// to create them all again once it is.
+		tflog.Info(ctx, "the environment's namespace is terminating", map[string]any{"namespace": namespace})
+		state.Manifests = types.MapValueMust(types.StringType, map[string]attr.Value{})
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		return
+	}
+
+	importing := state.Manifests.IsNull()
+	if importing {
+		r.fillImported(ctx, &state, ns)
+	}
+	candidates, ok := r.objectsToRead(ctx, cluster, state, ns, importing, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	owned := make([]manifest.Object, 0, len(candidates))
+	for _, c := range candidates {
+		live, err := cluster.Get(ctx, c.identity)
+		if kube.IsNotFound(err) {
+			tflog.Info(ctx, "an object of the environment was deleted outside Terraform; the next plan adds it back", map[string]any{"object": keyOf(c.identity, namespace)})
+			continue
+		}
+		if err != nil {
+			resp.Diagnostics.Append(clusterErrorDiagnostic(ctx, cluster, "Unable to Read Environment",
+				fmt.Sprintf("Reading %s failed.", keyOf(c.identity, namespace)), "Check the connection and the provider's rights, then run Terraform again.", err))
+			return
+		}
+		fields, err := kube.OwnedFields(live, c.intended)
+		if err != nil {
+			resp.Diagnostics.AddError("Unable to Read Environment", fmt.Sprintf(
+				"The fields the provider manages in %s could not be extracted. This is a bug in the provider; please report it.\n\n%v", keyOf(c.identity, namespace), err))
+			return
+		}
+		owned = append(owned, fields)
+	}
+	manifests, err := manifest.Manifests(owned, namespace, manifest.BuiltinIsNamespaced)
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to Read Environment", "The environment's objects could not be rendered. This is a bug in the provider; please report it.\n\n"+err.Error())
+		return
+	}
+	state.Manifests = types.MapValueMust(types.StringType, stringValues(manifests))
+	state.UID = types.StringValue(string(ns.UID))
+	state.ID = types.StringValue(namespace)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// readCandidate is an object Read looks for: its identity, and the object as
+// last applied when the state has it.
+type readCandidate struct {
+	identity manifest.Object
+	intended manifest.Object
+}
+
+// objectsToRead lists the objects of the state's manifests; right after an
+// import, when there are none, the namespace and the companions under their
+// default names that carry this environment's ownership marker.
+func (r *environmentResource) objectsToRead(ctx context.Context, cluster environmentCluster, state environmentModel, ns *corev1.Namespace, importing bool, diags *diag.Diagnostics) ([]readCandidate, bool) {
+	prior := manifestsAttribute(ctx, state, diags)
+	if diags.HasError() {
+		return nil, false
+	}
+	var candidates []readCandidate
+	if !importing {
+		for _, key := range slices.Sorted(maps.Keys(prior)) {
+			obj, err := objectOfManifest(prior[key])
+			if err != nil {
+				diags.AddError("Unable to Read Environment", fmt.Sprintf(
+					"The manifest of %s in the state cannot be read. Run terraform apply -refresh=false to write it again.\n\n%v", key, err))
+				return nil, false
+			}
+			candidates = append(candidates, readCandidate{identity: obj, intended: obj})
+		}
+		return candidates, true
+	}
+	envName := state.Name.ValueString()
+	for i, obj := range environment.ImportCandidates(ns.Name) {
+		if i == 0 {
+			candidates = append(candidates, readCandidate{identity: obj})
+			continue
+		}
+		live, err := cluster.Get(ctx, obj)
+		if kube.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			diags.Append(clusterErrorDiagnostic(ctx, cluster, "Unable to Import Environment",
+				fmt.Sprintf("Reading %s failed.", keyOf(obj, ns.Name)), "Check the provider's rights, then import again.", err))
+			return nil, false
+		}
+		if envName != "" && gitlab.OwnedBy(live.GetAnnotations(), live.GetLabels(), envName) {
+			candidates = append(candidates, readCandidate{identity: obj})
+		}
+	}
+	return candidates, true
+}
+
+// fillImported sets what an import learns from the namespace itself: the
+// environment's name from the ownership annotation, and the labels and
+// annotations the provider's field manager set beyond its own.
+func (r *environmentResource) fillImported(ctx context.Context, state *environmentModel, ns *corev1.Namespace) {
+	state.RetainOnDestroy = types.BoolValue(false)
+	name := ns.Annotations[gitlab.AnnotationEnvironment]
+	if name == "" || ns.Labels[gitlab.LabelManagedBy] != gitlab.ManagedByValue {
+		// Not made by this provider: the configuration names the environment,
+		// and the next apply writes the marker.
+		tflog.Info(ctx, "importing a namespace without an ownership marker; the next apply adopts it", map[string]any{"namespace": ns.Name})
+		return
+	}
+	state.Name = types.StringValue(name)
+	var ci gitlab.CIMetadata
+	if r.data != nil {
+		ci = r.data.ci
+	}
+	state.Slug = types.StringValue(gitlab.SlugFor(name, ci))
+	if slug := ns.Labels[gitlab.LabelEnvironmentSlug]; slug != "" {
+		state.Slug = types.StringValue(slug)
+	}
+
+	fields, err := kube.OwnedFields(namespaceObject(ns), nil)
+	if err != nil {
+		tflog.Warn(ctx, "cannot tell which labels the provider set on the imported namespace", map[string]any{"error": err.Error()})
+		return
+	}
+	metadata, _ := fields["metadata"].(map[string]any)
+	state.Labels = stringMapValue(userEntries(metadata["labels"], environment.ProviderLabels))
+	state.Annotations = stringMapValue(userEntries(metadata["annotations"], environment.ProviderAnnotations))
+}
+
+// userEntries returns the entries of a labels or annotations map that the
+// provider does not set itself.
+func userEntries(v any, providerKeys []string) map[string]string {
+	m, _ := v.(map[string]any)
+	out := map[string]string{}
+	for k, val := range m {
+		if s, ok := val.(string); ok && !slices.Contains(providerKeys, k) {
+			out[k] = s
+		}
+	}
+	return out
+}
+
+// ImportState adopts an existing namespace: `terraform import
+// gitlabk8s_environment.<name> <namespace>`. A namespace created by this
+// provider is read back completely; any other is adopted by the next apply,
+// which writes the ownership marker; until then its UID, recorded in the
+// state, is what shows it is this environment's.
+func (r *environmentResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	namespace := strings.TrimSpace(req.ID)
+	if problems := environment.ValidateNamespace(namespace); len(problems) > 0 {
+		resp.Diagnostics.AddError("Invalid Import ID", fmt.Sprintf(
+			"The import ID must be the name of the environment's namespace, e.g. terraform import gitlabk8s_environment.review review-feature-x. %s", problems[0].Detail))
+		return
+	}
+	cluster := r.cluster(ctx, &resp.Diagnostics)
+	if cluster == nil {
+		return
+	}
+	ns, err := cluster.GetNamespace(ctx, namespace)
+	if kube.IsNotFound(err) {
+		resp.Diagnostics.AddError("Cannot Import Missing Namespace", fmt.Sprintf(
+			"The namespace %s does not exist on %s. Check the name (kubectl get namespaces); a new environment needs no import.", namespace, r.data.conn.Describe()))
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.Append(clusterErrorDiagnostic(ctx, cluster, "Unable to Import Environment",
+			"Reading the namespace "+namespace+" failed.", "Check the connection and the provider's rights, then import again.", err))
+		return
+	}
+	if ns.DeletionTimestamp != nil {
+		resp.Diagnostics.AddError("Cannot Import Terminating Namespace", fmt.Sprintf("The namespace %s is being deleted; there is nothing to adopt.", namespace))
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), namespace)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("namespace"), namespace)...)
+}
