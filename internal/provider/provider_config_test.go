@@ -109,7 +109,7 @@ func TestAccProvider_unknownContext(t *testing.T) {
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:      `provider "gitlabk8s" { config_context = "my-group/agent-config:review" }` + clusterDataConfig,
-			ExpectError: regexp.MustCompile(`(?s)context "my-group/agent-config:review" does not exist.*available contexts: "admin", "ci-job"`),
+			ExpectError: regexp.MustCompile(`(?s)context "my-group/agent-config:review" does not exist.*available\s+contexts:\s+"admin",\s+"ci-job"`),
 		}},
 	})
 }
