@@ -12,12 +12,14 @@ import (
 // loadFixture loads testdata/charts/<name> at the repository root.
 func loadFixture(t *testing.T, name string) *Loaded {
 	t.Helper()
-	loaded, err := Load(context.Background(), Source{Chart: chartserver.FixtureChart(name)})
+	loaded, err := Load(context.Background(), Source{Chart: fixturePath(name)})
 	if err != nil {
 		t.Fatalf("load %s: %v", name, err)
 	}
 	return loaded
 }
+
+func fixturePath(name string) string { return chartserver.FixtureChart(name) }
 
 // render renders a fixture as release "web" in namespace "review-x".
 func render(t *testing.T, l *Loaded, v Values, o RenderOptions) *Rendered {

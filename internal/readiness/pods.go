@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/selection"
 )
 
 // FailingWaitingReasons are the reasons a container waits for that no
@@ -37,26 +38,64 @@ const (
 // "web-5d8f" is progressing.`, `... has timed out progressing.`.
 var replicaSetInCondition = regexp.MustCompile(`(?:[Rr]eplica ?[Ss]et) "([^"]+)"`)
 
-// podsInNamespace holds the live (not terminating) pods of one namespace.
-type podsInNamespace []*unstructured.Unstructured
+// podsInNamespace holds the live (not terminating) pods of one namespace,
+// sorted by name, and which of them carry each label, so that a workload
+// looks at its own pods only and not at every pod of a large namespace.
+type podsInNamespace struct {
+	pods    []labelledPod
+	byLabel map[string][]int // "key=value" to indexes into pods, ascending
+}
 
-func indexPods(pods []*unstructured.Unstructured) map[string]podsInNamespace {
-	byNamespace := map[string]podsInNamespace{}
+// labelledPod keeps a pod's labels, read once: every workload of the
+// namespace matches its selector against them.
+type labelledPod struct {
+	pod    *unstructured.Unstructured
+	labels labels.Set
+}
+
+func indexPods(pods []*unstructured.Unstructured) map[string]*podsInNamespace {
+	byNamespace := map[string]*podsInNamespace{}
 	for _, pod := range pods {
 		if pod == nil || pod.GetDeletionTimestamp() != nil {
 			continue
 		}
-		byNamespace[pod.GetNamespace()] = append(byNamespace[pod.GetNamespace()], pod)
+		ns := byNamespace[pod.GetNamespace()]
+		if ns == nil {
+			ns = &podsInNamespace{byLabel: map[string][]int{}}
+			byNamespace[pod.GetNamespace()] = ns
+		}
+		ns.pods = append(ns.pods, labelledPod{pod: pod, labels: pod.GetLabels()})
 	}
-	for _, pods := range byNamespace {
-		sort.Slice(pods, func(i, j int) bool { return pods[i].GetName() < pods[j].GetName() })
+	for _, ns := range byNamespace {
+		sort.Slice(ns.pods, func(i, j int) bool { return ns.pods[i].pod.GetName() < ns.pods[j].pod.GetName() })
+		for i, p := range ns.pods {
+			for key, value := range p.labels {
+				ns.byLabel[key+"="+value] = append(ns.byLabel[key+"="+value], i)
+			}
+		}
 	}
 	return byNamespace
 }
 
+// candidates returns the indexes of the pods that can match selector: those
+// with the label of its first equality requirement, or all of them.
+func (ns *podsInNamespace) candidates(selector labels.Selector) []int {
+	requirements, _ := selector.Requirements()
+	for _, r := range requirements {
+		if op := r.Operator(); (op == selection.Equals || op == selection.DoubleEquals || op == selection.In) && r.Values().Len() == 1 {
+			return ns.byLabel[r.Key()+"="+r.Values().List()[0]]
+		}
+	}
+	all := make([]int, len(ns.pods))
+	for i := range all {
+		all[i] = i
+	}
+	return all
+}
+
 // podFailures returns at most one failure for obj: the first of its current
 // pods (by name) with a container waiting for a failing reason.
-func podFailures(obj *unstructured.Unstructured, pods podsInNamespace) []Failure {
+func podFailures(obj *unstructured.Unstructured, pods *podsInNamespace) []Failure {
 	var candidates []*unstructured.Unstructured
 	group, kind := obj.GroupVersionKind().Group, obj.GetKind()
 	switch {
@@ -91,7 +130,10 @@ func podFailures(obj *unstructured.Unstructured, pods podsInNamespace) []Failure
 // selectedPods returns the pods obj's spec.selector matches. An object
 // without a selector selects nothing: an empty selector would match every
 // pod of the namespace.
-func selectedPods(obj *unstructured.Unstructured, pods podsInNamespace) []*unstructured.Unstructured {
+func selectedPods(obj *unstructured.Unstructured, pods *podsInNamespace) []*unstructured.Unstructured {
+	if pods == nil {
+		return nil
+	}
 	raw, found, _ := unstructured.NestedMap(obj.Object, "spec", "selector")
 	if !found || len(raw) == 0 {
 		return nil
@@ -105,9 +147,9 @@ func selectedPods(obj *unstructured.Unstructured, pods podsInNamespace) []*unstr
 		return nil
 	}
 	var out []*unstructured.Unstructured
-	for _, pod := range pods {
-		if selector.Matches(labels.Set(pod.GetLabels())) {
-			out = append(out, pod)
+	for _, i := range pods.candidates(selector) {
+		if p := pods.pods[i]; selector.Matches(p.labels) {
+			out = append(out, p.pod)
 		}
 	}
 	return out
