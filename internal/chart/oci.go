@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"sort"
 	"strings"
@@ -38,7 +39,7 @@ func loadOCI(ctx context.Context, src Source, ref string) (*Loaded, error) {
 	if err != nil {
 		return nil, fmt.Errorf("oci reference %q: %w", ref, err)
 	}
-	repository.PlainHTTP = src.PlainHTTP
+	repository.PlainHTTP = src.PlainHTTP || isLoopback(parsed.Registry)
 	repository.Client = &auth.Client{
 		Client:     http.DefaultClient,
 		Cache:      auth.NewCache(),
@@ -147,6 +148,21 @@ func fetchChartLayer(ctx context.Context, repository *remote.Repository, tag str
 		}
 	}
 	return ocispec.Descriptor{}, errors.New("manifest has no Helm chart layer; is this a chart?")
+}
+
+// isLoopback reports whether a registry host ("host[:port]") is this
+// machine, whose registries are reached over plain HTTP as Docker does by
+// default: a registry on loopback has no certificate a client could check.
+func isLoopback(registryHost string) bool {
+	host := registryHost
+	if h, _, err := net.SplitHostPort(registryHost); err == nil {
+		host = h
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
 }
 
 // explainOCIError says what to do when the registry wants credentials that

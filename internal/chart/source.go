@@ -38,7 +38,9 @@ type Source struct {
 	// Username and Password authenticate to the repository or registry.
 	Username, Password string
 	// PlainHTTP talks to an OCI registry over HTTP instead of HTTPS, like
-	// helm's --plain-http. HTTP chart repositories use their URL's scheme.
+	// helm's --plain-http. Registries on loopback (localhost, 127.0.0.0/8,
+	// ::1) are always reached over HTTP, as Docker does. HTTP chart
+	// repositories use their URL's scheme.
 	PlainHTTP bool
 	// CacheDir, when set, keeps downloaded packages by digest so that a
 	// second load of the same version does not download it again.

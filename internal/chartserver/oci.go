@@ -31,7 +31,7 @@ import (
 var quietRegistryLogs sync.Once
 
 // OCIRegistry is the distribution registry, in memory, on loopback, over
-// plain HTTP (charts are loaded from it with Source.PlainHTTP).
+// plain HTTP, which chart.Load uses for loopback registries.
 type OCIRegistry struct {
 	// Host is "127.0.0.1:<port>".
 	Host               string
