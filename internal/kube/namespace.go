@@ -93,6 +93,10 @@ func NamespaceBlockers(ns *corev1.Namespace) []string {
 	}
 	var finalizers []string
 	for _, f := range ns.Spec.Finalizers {
+		if f == corev1.FinalizerKubernetes {
+			finalizers = append(finalizers, string(f)+" (removed by the namespace controller once the content is gone)")
+			continue
+		}
 		finalizers = append(finalizers, string(f))
 	}
 	if len(finalizers) > 0 {

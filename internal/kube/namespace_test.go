@@ -37,7 +37,7 @@ func TestNamespaceBlockers_namesConditionsAndFinalizers(t *testing.T) {
 	want := []string{
 		"NamespaceContentRemaining: Some resources are remaining: configmaps. has 1 resource instances",
 		"NamespaceFinalizersRemaining: Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances",
-		"namespace spec.finalizers: kubernetes",
+		"namespace spec.finalizers: kubernetes (removed by the namespace controller once the content is gone)",
 		"namespace metadata.finalizers: example.com/meta",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

@@ -490,20 +490,20 @@ resource "gitlabk8s_environment" "test" {
 			{
 				Config:      config("kube-system"),
 				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)kube-system.*can never create, adopt or delete it`),
+				ExpectError: regexp.MustCompile(`(?s)kube-system.*can\s+never\s+create,\s+adopt\s+or\s+delete\s+it`),
 			},
 			{
 				// Outside CI the default namespace of an environment named "default" is "default".
 				Config:      `resource "gitlabk8s_environment" "test" { name = "default" }`,
 				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)default namespace of environment "default" is\s+"default"`),
+				ExpectError: regexp.MustCompile(`(?s)default\s+namespace\s+of\s+environment\s+"default"\s+is\s+"default"`),
 			},
 			{
 				Config:        config(foreign),
 				ResourceName:  envAddr,
 				ImportState:   true,
 				ImportStateId: "kube-public",
-				ExpectError:   regexp.MustCompile(`(?s)Invalid Import ID.*kube-public`),
+				ExpectError:   regexp.MustCompile(`(?s)Invalid Import ID.*kube-public.*can\s+never`),
 			},
 		},
 	})
