@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Builds a snapshot of the release artifacts into dist/ with goreleaser, unsigned and unpublished,
-# and proves them: every zip holds the registry-named binary, SHA256SUMS verifies, the manifest
-# says protocol 6.0, and Terraform (or OpenTofu) installs the provider from the zip built for
+# Builds a snapshot of the release artifacts into dist/ with goreleaser, unpublished, and proves
+# them: every zip holds the registry-named binary, SHA256SUMS lists exactly the zips and the
+# manifest and verifies, the manifest says protocol 6.0, SHA256SUMS.sig is a valid signature of
+# the final SHA256SUMS, and Terraform (or OpenTofu) installs the provider from the zip built for
 # this machine, as it would from the registry, and reads its schema.
+#
+# The signature is made with a throwaway key generated for the run (the release key is never
+# needed or touched); SNAPSHOT_SIGN=0, or a machine without gpg, skips signing.
 #
 #   scripts/release-snapshot.sh               this machine's OS and architecture only
 #   SNAPSHOT_TARGETS="linux_amd64 darwin_arm64" scripts/release-snapshot.sh
@@ -21,7 +25,11 @@ goreleaser="$("$scripts/build-tools.sh" goreleaser)"
 [ "$#" -eq 0 ] || { echo "usage: $0 [--check-only]" >&2; exit 2; }
 
 work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+cleanup() {
+  [ -n "${GNUPGHOME:-}" ] && gpgconf --kill gpg-agent >/dev/null 2>&1
+  rm -rf "$work"
+}
+trap cleanup EXIT
 
 host="$(go env GOOS)_$(go env GOARCH)"
 targets="${SNAPSHOT_TARGETS:-$host}"
@@ -33,9 +41,20 @@ if [ "$targets" != all ]; then
   awk -v list="[${list%, }]" '{ print } /^  - id: provider$/ { print "    targets: " list }' .goreleaser.yml >"$config"
   grep -q '^    targets: ' "$config" || { echo "no build with id 'provider' in .goreleaser.yml" >&2; exit 1; }
 fi
-log "goreleaser snapshot for targets: $targets"
-# The signature needs the release key, which a snapshot never has; everything else runs as in a release.
-"$goreleaser" release --config "$config" --snapshot --clean --skip=sign,publish
+skip=sign,publish
+sign=false
+if [ "${SNAPSHOT_SIGN:-1}" != 0 ] && command -v gpg >/dev/null 2>&1; then
+  # Sign exactly as a release does, with a key that exists only for this run.
+  export GNUPGHOME="$work/gnupg"
+  mkdir -m 700 "$GNUPGHOME"
+  gpg --batch --quiet --passphrase '' --quick-gen-key "gitlabk8s snapshot <snapshot@invalid>" rsa2048 sign 1d 2>/dev/null
+  GPG_FINGERPRINT="$(gpg --list-keys --with-colons 2>/dev/null | awk -F: '$1 == "fpr" { print $10; exit }')"
+  export GPG_FINGERPRINT
+  skip=publish
+  sign=true
+fi
+log "goreleaser snapshot for targets: $targets (skipping $skip)"
+"$goreleaser" release --config "$config" --snapshot --clean --skip="$skip"
 
 # metadata.json says which version the snapshot got.
 version="$(sed -n 's/.*"version":"\([^"]*\)".*/\1/p' dist/metadata.json)"
@@ -57,6 +76,20 @@ sums="${prefix}_SHA256SUMS"
   exit 1
 }
 grep -q "  ${project}_${version}_manifest.json\$" "$sums" || { echo "$sums does not cover the manifest" >&2; exit 1; }
+# The registries expect the zips and the manifest, nothing else (a signature listed in the file it
+# signs would make that signature invalid).
+if grep -v -E "  ${project}_${version}_([a-z0-9]+_[a-z0-9]+\.zip|manifest\.json)\$" "$sums"; then
+  echo "$sums lists files other than the zips and the manifest (above)" >&2
+  exit 1
+fi
+if $sign; then
+  gpg --batch --verify "${sums}.sig" "$sums" 2>"$work/verify.log" || {
+    cat "$work/verify.log" >&2
+    echo "${sums}.sig is not a valid signature of $sums" >&2
+    exit 1
+  }
+  log "$(basename "$sums").sig verifies against the final $(basename "$sums")"
+fi
 
 zips=(dist/"${project}_${version}"_*.zip)
 [ -e "${zips[0]}" ] || { echo "no zip in dist/" >&2; exit 1; }
