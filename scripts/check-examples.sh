@@ -6,6 +6,8 @@
 #
 # Snippets that leave out the `terraform { required_providers }` block (a resource's example on
 # its docs page) are validated as if they sat next to examples/provider/provider.tf, which has it.
+# Examples that only configure the provider get a data source that uses it, because `validate`
+# skips the configuration of a provider nothing uses.
 set -euo pipefail
 scripts="$(cd "$(dirname "$0")" && pwd)"
 # shellcheck source=lib.sh
@@ -50,6 +52,11 @@ terraform {
   }
 }
 EOF
+  fi
+  # `validate` checks a provider block only for a provider something uses: give provider-only
+  # examples a data source, so their settings are checked against the schema too.
+  if ! grep -qsE '^(resource|data) "gitlabk8s_' "$copy"/*.tf; then
+    echo 'data "gitlabk8s_cluster" "example_check" {}' >"$copy/zz_uses_provider.tf"
   fi
   # -backend=false: an example's backend (GitLab's HTTP state) is not there to talk to.
   if (cd "$copy" && "$tf" init -backend=false -input=false -no-color >"$copy.init.log" 2>&1 &&
