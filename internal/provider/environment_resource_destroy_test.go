@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -165,11 +166,22 @@ resource "gitlabk8s_environment" "test" {
 		{config(`  limit_range = { default = { cpu = "500m" }, default_request = { cpu = "1" } }`), `default request \(1, from limit_range.default_request\) is greater than the default limit`},
 		{config(`  labels = { "app.kubernetes.io/managed-by" = "me" }`), `labels = \{.*The label app.kubernetes.io/managed-by is set by the provider`},
 	}
+	// A value known only at apply is checked then, before anything is applied.
+	steps = append(steps, struct {
+		config string
+		err    string
+	}{`
+resource "terraform_data" "quota" {
+  input = "2 cpus"
+}
+` + config(`  resource_quota = { "requests.cpu" = terraform_data.quota.output }`), `"2 cpus" is not a quantity`})
 	var testSteps []resource.TestStep
 	for _, s := range steps {
 		// Terraform wraps diagnostic text: any space may be a line break.
 		pattern := strings.ReplaceAll(s.err, " ", `\s+`)
-		testSteps = append(testSteps, resource.TestStep{Config: s.config, PlanOnly: true, ExpectError: regexp.MustCompile(`(?s)` + pattern)})
+		testSteps = append(testSteps, resource.TestStep{
+			Config: s.config, PlanOnly: !strings.Contains(s.config, "terraform_data"), ExpectError: regexp.MustCompile(`(?s)` + pattern),
+		})
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
@@ -178,4 +190,54 @@ resource "gitlabk8s_environment" "test" {
 	if err := namespaceGone(client, namespace); err != nil {
 		t.Errorf("bad input left something behind: %v", err)
 	}
+}
+
+func TestAccEnvironment_createFailureIsResumedByTheNextApply(t *testing.T) {
+	client := adminClient(t)
+	name, namespace := envTestNames(t, "resume")
+	cleanupNamespace(t, client, namespace)
+	config := func(context, quota string) string {
+		return fmt.Sprintf(`
+provider "gitlabk8s" {
+  config_context = %q
+}
+
+resource "gitlabk8s_environment" "test" {
+  name      = %q
+  namespace = %q
+  %s
+}
+`, context, name, namespace, quota)
+	}
+
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             func(*terraform.State) error { return namespaceGone(client, namespace) },
+		Steps: []resource.TestStep{
+			{
+				// ci-job may not create ResourceQuotas: the namespace and the
+				// objects before the quota are applied, then the apply stops.
+				Config: config("ci-job", `resource_quota = { pods = "5" }`),
+				ExpectError: regexp.MustCompile(`(?s)Unable to Apply Environment Object.*ResourceQuota/gitlabk8s-environment.*identity\s+"ci-job"\s+may\s+not\s+patch` +
+					`.*verb\s+"patch"\s+on\s+the\s+resource\s+"resourcequotas".*--verb=create,patch.*next\s+apply\s+adopts\s+it`),
+			},
+			{
+				// Without the quota the next apply adopts the namespace it made.
+				PreConfig: func() {
+					if ns := getNamespace(t, client, namespace); ns.Annotations["gitlabk8s.io/environment"] != name {
+						t.Fatalf("the failed apply left namespace %s without the marker: %v", namespace, ns.Annotations)
+					}
+				},
+				Config: config("ci-job", ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(envAddr, plancheck.ResourceActionCreate),
+				}},
+			},
+			{
+				// The identity does not change the environment; admin destroys it.
+				Config:   config("admin", ""),
+				PlanOnly: true,
+			},
+		},
+	})
 }

@@ -32,29 +32,36 @@ func grantHint(identity, verb, resource, namespace string) string {
 	if rest, ok := strings.CutPrefix(identity, "system:serviceaccount:"); ok {
 		subject = "--serviceaccount=" + rest
 	}
-	role := "gitlabk8s-" + verb + "-" + strings.ReplaceAll(resource, ".", "-")
+	role := "gitlabk8s-" + strings.ReplaceAll(verb, ",", "-") + "-" + strings.ReplaceAll(resource, ".", "-")
 	return fmt.Sprintf("  kubectl create clusterrole %s --verb=%s --resource=%s\n  kubectl create rolebinding %s --namespace=%s --clusterrole=%s %s",
 		role, verb, resource, role, namespace, role, subject)
 }
 
 // forbiddenDiagnostic explains an RBAC refusal while applying or reading an
-// environment's objects.
-func forbiddenDiagnostic(ctx context.Context, cluster environmentCluster, summary string, f *kube.ForbiddenError, namespace string) diag.Diagnostic {
+// environment's objects: what was being done, who may not do what, how to
+// grant it, and what happens next.
+func forbiddenDiagnostic(ctx context.Context, cluster environmentCluster, summary, what, todo string, f *kube.ForbiddenError) diag.Diagnostic {
 	identity := identityOf(ctx, cluster)
 	resource := f.Resource
 	if f.Group != "" {
 		resource += "." + f.Group
 	}
+	verbs := f.Verb
+	if f.Verb == "patch" {
+		// Server-side apply patches, and creates what does not exist yet.
+		verbs = "create,patch"
+	}
 	return diag.NewErrorDiagnostic(summary, fmt.Sprintf(
-		"The identity %s may not %s %s: RBAC refuses the verb %q on the resource %q. "+
-			"Grant the right to that identity (or configure the provider with one that has it) and run Terraform again; for example:\n%s\n\n%v",
-		identity, f.Verb, f.Object(), f.Verb, resource, grantHint(strings.Trim(identity, `"`), f.Verb, resource, namespace), f.Err))
+		"%s The identity %s may not %s %s: RBAC refuses the verb %q on the resource %q. "+
+			"Grant the right to that identity (or configure the provider with one that has it), for example:\n%s\n%s\n\n%v",
+		what, identity, f.Verb, f.Object(), f.Verb, resource, grantHint(strings.Trim(identity, `"`), verbs, resource, f.Namespace), todo, f.Err))
 }
 
-// clusterErrorDiagnostic words any other failure talking to the cluster.
+// clusterErrorDiagnostic words a failure talking to the cluster: what was
+// being done, what the user can do, then the error.
 func clusterErrorDiagnostic(ctx context.Context, cluster environmentCluster, summary, what, todo string, err error) diag.Diagnostic {
 	if f, ok := kube.AsForbidden(err); ok {
-		return forbiddenDiagnostic(ctx, cluster, summary, f, f.Namespace)
+		return forbiddenDiagnostic(ctx, cluster, summary, what, todo, f)
 	}
 	return diag.NewErrorDiagnostic(summary, fmt.Sprintf("%s %s\n\n%v", what, todo, err))
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -211,6 +212,11 @@ resource "gitlabk8s_environment" "test" {
 				},
 			},
 			{
+				// Another pipeline: the record annotations change, the plan stays empty.
+				Config:   strings.Replace(config(20), "pipelines/1", "pipelines/2", 1),
+				PlanOnly: true,
+			},
+			{
 				// The environment the provider created imports completely.
 				ResourceName:                         envAddr,
 				ImportState:                          true,
@@ -282,8 +288,8 @@ func TestAccEnvironment_driftIsShownAndRepaired(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(envAddr, plancheck.ResourceActionUpdate),
 					expectManifestChanges(envAddr, map[string]*manifestLines{
-						quotaKey:                   {removed: []string{`pods: "20"`}, added: []string{`pods: "10"`}},
-						"Namespace/" + namespace:   {added: []string{"team: payments"}},
+						quotaKey:                 {removed: []string{`pods: "20"`}, added: []string{`pods: "10"`}},
+						"Namespace/" + namespace: {added: []string{"team: payments"}},
 						"RoleBinding.rbac.authorization.k8s.io/" + environment.DefaultServiceAccountName: nil,
 					}),
 				}},
@@ -480,7 +486,7 @@ resource "gitlabk8s_environment" "test" {
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				Config: config(foreign),
+				Config:      config(foreign),
 				ExpectError: regexp.MustCompile(`(?s)Namespace Belongs to Someone Else.*` + foreign + `.*terraform import\s+gitlabk8s_environment.<resource name>\s+` + foreign),
 			},
 			{
@@ -526,5 +532,7 @@ func ensureClusterRole(t *testing.T, client kubernetes.Interface, role *rbacv1.C
 	if _, err := client.RbacV1().ClusterRoles().Create(context.Background(), role, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = client.RbacV1().ClusterRoles().Delete(context.Background(), role.Name, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = client.RbacV1().ClusterRoles().Delete(context.Background(), role.Name, metav1.DeleteOptions{})
+	})
 }
