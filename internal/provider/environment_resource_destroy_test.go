@@ -241,3 +241,28 @@ resource "gitlabk8s_environment" "test" {
 		},
 	})
 }
+
+func TestAccEnvironment_retainOnDestroyKeepsTheNamespace(t *testing.T) {
+	client := adminClient(t)
+	name, namespace := envTestNames(t, "retain")
+	cleanupNamespace(t, client, namespace)
+	config := fmt.Sprintf(`
+resource "gitlabk8s_environment" "test" {
+  name              = %q
+  namespace         = %q
+  retain_on_destroy = true
+}
+`, name, namespace)
+
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy: func(*terraform.State) error {
+			ns := getNamespace(t, client, namespace)
+			if ns.DeletionTimestamp != nil {
+				return fmt.Errorf("namespace %s is being deleted despite retain_on_destroy", namespace)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{{Config: config}},
+	})
+}
