@@ -1,0 +1,216 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// editDeployment changes the live Deployment web as `kubectl edit` would.
+func (e *releaseTestEnv) editDeployment(t *testing.T, image, mode string) {
+	t.Helper()
+	ctx := context.Background()
+	d, err := e.kube.AppsV1().Deployments(e.namespace).Get(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &d.Spec.Template.Spec.Containers[0]
+	c.Image = image
+	for i := range c.Env {
+		if c.Env[i].Name == "MODE" {
+			c.Env[i].Value = mode
+		}
+	}
+	if _, err := e.kube.AppsV1().Deployments(e.namespace).Update(ctx, d, metav1.UpdateOptions{FieldManager: "kubectl-edit"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// scaleDeployment sets the replicas of web through the scale subresource, as manager.
+func (e *releaseTestEnv) scaleDeployment(t *testing.T, replicas int32, manager string) {
+	t.Helper()
+	ctx := context.Background()
+	scale, err := e.kube.AppsV1().Deployments(e.namespace).GetScale(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scale.Spec = autoscalingv1.ScaleSpec{Replicas: replicas}
+	if _, err := e.kube.AppsV1().Deployments(e.namespace).UpdateScale(ctx, "web", scale, metav1.UpdateOptions{FieldManager: manager}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (e *releaseTestEnv) checkDeployment(image string, replicas int32) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		d, err := e.kube.AppsV1().Deployments(e.namespace).Get(context.Background(), "web", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if got := d.Spec.Template.Spec.Containers[0].Image; got != image {
+			return fmt.Errorf("deployment image = %s, want %s", got, image)
+		}
+		if got := *d.Spec.Replicas; got != replicas {
+			return fmt.Errorf("deployment replicas = %d, want %d", got, replicas)
+		}
+		return nil
+	}
+}
+
+func TestAccRelease_driftIsShownAndRepaired(t *testing.T) {
+	e := testAccRelease(t)
+	config := e.webRelease(`  set = { "env.MODE" = "review" }`)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: config},
+			{
+				// kubectl edit of the image and an env var, and a deleted ConfigMap.
+				PreConfig: func() {
+					e.editDeployment(t, "registry.example/web:hacked", "debug")
+					if err := e.kube.CoreV1().ConfigMaps(e.namespace).Delete(context.Background(), "web", metav1.DeleteOptions{}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(webAddress, plancheck.ResourceActionUpdate),
+					expectManifestChanges(webAddress, map[string]*manifestLines{
+						"Deployment.apps/web": {
+							removed: []string{"value: debug", "image: registry.example/web:hacked"},
+							added:   []string{"value: review", "image: registry.example/web:1.25.0"},
+						},
+						"ConfigMap/web": nil,
+					}),
+				}},
+				Check: e.checkDeployment("registry.example/web:1.25.0", 1),
+			},
+			{
+				Config:           config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+			{
+				// An autoscaler owns the replicas it sets: not drift.
+				PreConfig:        func() { e.scaleDeployment(t, 3, "kube-controller-manager") },
+				Config:           config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+			{
+				// kubectl scale is drift, repaired by the apply.
+				PreConfig: func() { e.scaleDeployment(t, 2, "kubectl") },
+				Config:    config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					expectManifestChanges(webAddress, map[string]*manifestLines{
+						"Deployment.apps/web": {removed: []string{"replicas: 2"}, added: []string{"replicas: 1"}},
+					}),
+				}},
+				Check: e.checkDeployment("registry.example/web:1.25.0", 1),
+			},
+			{
+				Config:           config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
+	})
+}
+
+func TestAccRelease_crashLoopFailsFastAndRollsBack(t *testing.T) {
+	e := testAccRelease(t)
+	good := e.webRelease(`  timeout = "5m"`)
+	crashing := e.webRelease(`
+  timeout = "5m"
+  set     = { fail = "CrashLoopBackOff", "image.tag" = "1.26.0" }
+`)
+	var started time.Time
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: good},
+			{
+				PreConfig:   func() { started = time.Now() },
+				Config:      crashing,
+				ExpectError: wrappedText("Unable to Upgrade Release", "Deployment.apps/web: CrashLoopBackOff: pod web-", "the release was rolled back to revision 1 because atomic is set"),
+			},
+			{
+				PreConfig: func() {
+					// The step above includes refresh, plan and the rollback's own wait.
+					if elapsed := time.Since(started); elapsed > 90*time.Second {
+						t.Errorf("the failing apply took %s with a 5m timeout; it must fail within seconds of the crash loop", elapsed)
+					}
+					if got := e.helmRevisions(t, "web"); !sameElements(got, []string{"1:superseded", "2:failed", "3:deployed"}) {
+						t.Errorf("helm history = %v, want 1 superseded, 2 failed, 3 deployed (the rollback)", got)
+					}
+				},
+				Config:           good,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(webAddress, tfjsonpath.New("revision"), knownvalue.Int64Exact(3)),
+				},
+				Check: e.checkDeployment("registry.example/web:1.25.0", 1),
+			},
+		},
+	})
+}
+
+func TestAccRelease_failedInstallIsUninstalled(t *testing.T) {
+	e := testAccRelease(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:      e.webRelease(`  set = { fail = "ImagePullBackOff" }`),
+				ExpectError: wrappedText("Unable to Install Release", "Deployment.apps/web: ImagePullBackOff: pod web-", "the release was uninstalled because atomic is set"),
+			},
+			{
+				// Nothing is left that would make the next install fail with "cannot re-use a name".
+				PreConfig: func() {
+					if got := e.helmRevisions(t, "web"); len(got) != 0 {
+						t.Errorf("helm history after the failed atomic install = %v, want none", got)
+					}
+				},
+				Config: e.webRelease(""),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(webAddress, tfjsonpath.New("revision"), knownvalue.Int64Exact(1)),
+					statecheck.ExpectKnownValue(webAddress, tfjsonpath.New("status"), knownvalue.StringExact("deployed")),
+				},
+			},
+		},
+	})
+}
+
+// wrappedText matches the given phrases in order in terraform's output, which wraps lines.
+func wrappedText(phrases ...string) *regexp.Regexp {
+	parts := make([]string, len(phrases))
+	for i, p := range phrases {
+		parts[i] = strings.Join(strings.Fields(regexp.QuoteMeta(p)), `\s+`)
+	}
+	return regexp.MustCompile(`(?s)` + strings.Join(parts, ".*"))
+}
+
+func sameElements(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	seen := map[string]int{}
+	for _, s := range a {
+		seen[s]++
+	}
+	for _, s := range b {
+		seen[s]--
+		if seen[s] < 0 {
+			return false
+		}
+	}
+	return true
+}
