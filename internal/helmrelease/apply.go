@@ -40,6 +40,10 @@ type Outcome struct {
 	Release *release.Release
 	// Recovered says what was done to a release left pending, or is empty.
 	Recovered string
+	// Removed lists the objects that only failed revisions had created, deleted after the
+	// upgrade; RemoveErr is why deleting them failed.
+	Removed   []string
+	RemoveErr error
 }
 
 // OperationError is a failed install or upgrade, with what was done about it.
@@ -109,7 +113,7 @@ func (c *Client) Apply(ctx context.Context, spec Spec) (*Outcome, error) {
 	if last == nil || last.Info.Status == release.StatusUninstalled {
 		out.Release, err = c.install(ctx, cfg, spec, last != nil)
 	} else {
-		out.Release, err = c.upgrade(ctx, cfg, spec)
+		out.Release, err = c.upgrade(ctx, cfg, spec, out)
 	}
 	return out, err
 }
@@ -167,7 +171,8 @@ func (c *Client) install(ctx context.Context, cfg *action.Configuration, spec Sp
 	return nil, opErr
 }
 
-func (c *Client) upgrade(ctx context.Context, cfg *action.Configuration, spec Spec) (*release.Release, error) {
+func (c *Client) upgrade(ctx context.Context, cfg *action.Configuration, spec Spec, out *Outcome) (*release.Release, error) {
+	stale, _ := failedSinceDeployed(cfg, spec.Name)
 	upgrade := action.NewUpgrade(cfg)
 	upgrade.Namespace = spec.Namespace
 	upgrade.Wait = spec.Wait
@@ -181,6 +186,7 @@ func (c *Client) upgrade(ctx context.Context, cfg *action.Configuration, spec Sp
 	upgrade.Atomic = false
 	rel, err := upgrade.RunWithContext(ctx, spec.Name, spec.Chart, spec.Values)
 	if err == nil {
+		out.Removed, out.RemoveErr = c.removeLeftovers(cfg, rel, stale)
 		return rel, nil
 	}
 	opErr := &OperationError{Operation: "upgrade", Release: releaseID(spec), Err: err}

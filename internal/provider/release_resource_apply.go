@@ -148,6 +148,14 @@ func (r *releaseResource) apply(ctx context.Context, plan *releaseModel, creatin
 	if out != nil && out.Recovered != "" {
 		diags.AddWarning("Release Recovered", fmt.Sprintf("Release %s had been left by an interrupted run: %s.", id, out.Recovered))
 	}
+	if out != nil && len(out.Removed) > 0 {
+		tflog.Info(ctx, "release "+id+": deleted objects left by failed revisions: "+strings.Join(out.Removed, ", "), map[string]any{"release": id})
+	}
+	if out != nil && out.RemoveErr != nil {
+		diags.AddWarning("Objects Left by Failed Revisions", fmt.Sprintf(
+			"Release %s was upgraded, but %s, created by a revision that failed or was interrupted and no longer part of the release, "+
+				"could not be deleted. Delete them by hand.\n\n%s", id, strings.Join(out.Removed, ", "), redactor.String(out.RemoveErr.Error())))
+	}
 	if err != nil {
 		diags.Append(applyDiagnostic(id, creating, redactor, err))
 		return
