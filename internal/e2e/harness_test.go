@@ -234,9 +234,15 @@ func (a *reviewApp) pipeline(checkout string) *Pipeline {
 	return a.runner.NewPipeline(PipelineOptions{Source: "merge_request_event", Ref: a.branch, MergeRequestIID: "17", Checkout: checkout})
 }
 
+// jobTimeout bounds one job: on the local cluster a deploy takes seconds, and a stuck one
+// should fail the test with its log well before the release's own 5m timeout and rollback.
+const jobTimeout = 4 * time.Minute
+
 // mustRun runs a job and fails the test when it fails, with its log.
 func (a *reviewApp) mustRun(ctx context.Context, p *Pipeline, job string) *JobResult {
 	a.t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, jobTimeout)
+	defer cancel()
 	res, err := p.Run(ctx, job)
 	if err != nil {
 		a.t.Fatal(err)
