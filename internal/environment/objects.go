@@ -82,10 +82,8 @@ func ImportCandidates(namespace string) []manifest.Object {
 	ref := func(apiVersion, kind, name string) manifest.Object {
 		return manifest.Object{"apiVersion": apiVersion, "kind": kind, "metadata": map[string]any{"name": name, "namespace": namespace}}
 	}
-	ns := ref("v1", "Namespace", namespace)
-	delete(ns["metadata"].(map[string]any), "namespace")
 	return []manifest.Object{
-		ns,
+		{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": namespace}},
 		ref("v1", "ServiceAccount", DefaultServiceAccountName),
 		ref(rbacAPIVersion, "Role", DefaultServiceAccountName),
 		ref(rbacAPIVersion, "RoleBinding", DefaultServiceAccountName),

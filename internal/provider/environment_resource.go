@@ -76,8 +76,11 @@ func (r *environmentResource) Schema(ctx context.Context, _ resource.SchemaReque
 		UpdateDescription: fmt.Sprintf("How long updating the objects may take. Default `%s`.", durationText(defaultEnvironmentUpdateTimeout)),
 		DeleteDescription: fmt.Sprintf("How long destroy waits for the namespace to be really gone, e.g. `10m` for namespaces with slow finalizers. "+
 			"Default `%s`. It is read from the state, so a changed value takes effect once it has been applied.", durationText(defaultEnvironmentDeleteTimeout)),
-	}).(schema.SingleNestedBlock)
-	timeoutsBlock.MarkdownDescription = "Timeouts of create, update and delete."
+	})
+	if block, ok := timeoutsBlock.(schema.SingleNestedBlock); ok {
+		block.MarkdownDescription = "Timeouts of create, update and delete."
+		timeoutsBlock = block
+	}
 
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A GitLab environment's namespace and its companion objects. `terraform apply` creates the namespace, " +
