@@ -3,10 +3,13 @@ package provider
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"github.com/pmezard/go-difflib/difflib"
 )
 
@@ -103,4 +106,14 @@ func manifestChangedLines(before, after string) (removed, added []string) {
 		}
 	}
 	return removed, added
+}
+
+// tfjsonpathManifest addresses one entry of `manifests`.
+func tfjsonpathManifest(key string) tfjsonpath.Path {
+	return tfjsonpath.New("manifests").AtMapKey(key)
+}
+
+// knownStringContaining checks a known string value contains s.
+func knownStringContaining(s string) knownvalue.Check {
+	return knownvalue.StringRegexp(regexp.MustCompile(regexp.QuoteMeta(s)))
 }

@@ -142,6 +142,7 @@ func (r *releaseResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 			"values": schema.ListAttribute{
 				Optional:    true,
 				ElementType: yamlType{},
+				Validators:  []validator.List{yamlListValidator{}},
 				MarkdownDescription: "Values as YAML documents, merged in order like `helm -f` files: maps merge key by key, anything else in " +
 					"a later document replaces the earlier value. Documents are compared by meaning, so key order, indentation and comments " +
 					"never change the rendered manifests. Invalid YAML is refused at plan time with its line.",

@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/attr/xattr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
@@ -90,3 +91,25 @@ func (v yamlValue) ValidateAttribute(_ context.Context, req xattr.ValidateAttrib
 }
 
 func newYAMLValue(s string) yamlValue { return yamlValue{StringValue: basetypes.NewStringValue(s)} }
+
+// yamlListValidator validates each document of a list of yamlType: the framework does not
+// validate list elements of a custom type on its own.
+type yamlListValidator struct{}
+
+var _ validator.List = yamlListValidator{}
+
+func (yamlListValidator) Description(context.Context) string {
+	return "every element is valid YAML"
+}
+
+func (v yamlListValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (yamlListValidator) ValidateList(ctx context.Context, req validator.ListRequest, resp *validator.ListResponse) {
+	for i, e := range req.ConfigValue.Elements() {
+		if doc, ok := e.(yamlValue); ok {
+			r := &xattr.ValidateAttributeResponse{}
+			doc.ValidateAttribute(ctx, xattr.ValidateAttributeRequest{Path: req.Path.AtListIndex(i)}, r)
+			resp.Diagnostics.Append(r.Diagnostics...)
+		}
+	}
+}
