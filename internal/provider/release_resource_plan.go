@@ -122,6 +122,15 @@ type rendering struct {
 // render loads the chart, merges the values and renders the release's manifests. Errors
 // become diagnostics on the attribute they concern.
 func (r *releaseResource) render(ctx context.Context, m *releaseModel, env *renderEnv, target renderTarget, diags *diag.Diagnostics) *rendering {
+	loaded := r.load(ctx, m, diags)
+	if loaded == nil {
+		return nil
+	}
+	return r.renderLoaded(ctx, m, env, target, loaded, diags)
+}
+
+// load loads the chart and merges the values; the result's options and rendering are unset.
+func (r *releaseResource) load(ctx context.Context, m *releaseModel, diags *diag.Diagnostics) *rendering {
 	redactor := redactorFor(m)
 	out := &rendering{}
 	var err error
@@ -144,11 +153,19 @@ func (r *releaseResource) render(ctx context.Context, m *releaseModel, env *rend
 			"The values of release %s could not be merged. Fix the YAML document or the --set path named below.\n\n%s", m.releaseID(), redactor.String(err.Error())))
 		return nil
 	}
+	return out
+}
+
+// renderLoaded renders a loaded chart for target.
+func (r *releaseResource) renderLoaded(ctx context.Context, m *releaseModel, env *renderEnv, target renderTarget, loaded *rendering, diags *diag.Diagnostics) *rendering {
+	redactor := redactorFor(m)
+	out := &rendering{loaded: loaded.loaded, values: loaded.values}
 	out.options = chart.RenderOptions{
 		ReleaseName: m.Name.ValueString(), Namespace: m.Namespace.ValueString(),
 		KubeVersion: env.kubeVersion, APIVersions: env.apiVersions,
 		IsUpgrade: target.isUpgrade, Revision: target.revision,
 	}
+	var err error
 	if out.rendered, err = chart.Render(ctx, out.loaded, out.values, out.options); err != nil {
 		diags.AddAttributeError(path.Root("chart"), "Unable to Render Chart", fmt.Sprintf(
 			"Helm could not render chart %s %s for release %s. The message names the template file and line; fix the template or the values it uses.\n\n%s",
@@ -296,16 +313,38 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if env == nil {
 		return
 	}
+	loaded := r.load(ctx, &plan, &resp.Diagnostics)
+	if loaded == nil {
+		return
+	}
 	target := renderTarget{revision: 1}
 	if state != nil {
 		target = targetAfter(state.Revision.ValueInt64(), state.Status.ValueString())
+		// Compare with what the current revision renders: objects that use .Release.Revision or
+		// .Release.IsUpgrade (hooks, often) differ in every revision, and must not make the plan
+		// of an unchanged release non-empty.
+		if state.Status.ValueString() == string(release.StatusDeployed) && state.Revision.ValueInt64() > 0 {
+			current := renderTarget{revision: int(state.Revision.ValueInt64()), isUpgrade: state.Revision.ValueInt64() > 1}
+			same := r.renderLoaded(ctx, &plan, env, current, loaded, &resp.Diagnostics)
+			if same == nil {
+				return
+			}
+			if sameManifests(same.manifests, state.Manifests) && same.loaded.Version == state.ChartVersion.ValueString() {
+				plan.Manifests, plan.Revision, plan.Status = state.Manifests, state.Revision, state.Status
+				plan.ChartVersion = types.StringValue(same.loaded.Version)
+				plan.AppVersion = types.StringValue(same.loaded.AppVersion)
+				plan.ChartDigest = types.StringValue(same.loaded.Digest)
+				resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+				return
+			}
+		}
 	} else if env.client != nil {
 		// A release may exist from an earlier run whose create failed; the apply continues it.
 		if last, err := env.client.Get(ctx, plan.Namespace.ValueString(), plan.Name.ValueString()); err == nil {
 			target = targetAfter(int64(last.Version), string(last.Info.Status))
 		}
 	}
-	first := r.render(ctx, &plan, env, target, &resp.Diagnostics)
+	first := r.renderLoaded(ctx, &plan, env, target, loaded, &resp.Diagnostics)
 	if first == nil {
 		return
 	}
@@ -364,6 +403,21 @@ func (r *releaseResource) varyingObjects(ctx context.Context, m *releaseModel, e
 	}
 	slices.Sort(varying)
 	return varying
+}
+
+// sameManifests reports whether rendered equals the known manifests of a state.
+func sameManifests(rendered map[string]string, state types.Map) bool {
+	elems := state.Elements()
+	if state.IsNull() || state.IsUnknown() || len(elems) != len(rendered) {
+		return false
+	}
+	for k, v := range elems {
+		s, ok := v.(types.String)
+		if !ok || s.IsUnknown() || s.IsNull() || rendered[k] != s.ValueString() {
+			return false
+		}
+	}
+	return true
 }
 
 // needsUpgrade reports whether applying plan over state takes a Helm upgrade: the objects or
