@@ -80,6 +80,9 @@ export TF_STATE_NAME="review-$CI_COMMIT_REF_SLUG"
 export KUBECONFIG="$KUBECONFIG_FILE" TF_VAR_kube_context=admin
 export TF_VAR_environment_name="$CI_ENVIRONMENT_NAME"
 export TF_HTTP_PASSWORD="$CI_JOB_TOKEN" TF_IN_AUTOMATION=true TF_INPUT=false CHECKPOINT_DISABLE=1
+# A masked CI/CD variable in a real project; it lands in a Secret and never shows in a plan.
+TF_VAR_api_key="demo-secret-$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')"
+export TF_VAR_api_key
 TF_ADDRESS="$CI_API_V4_URL/projects/$CI_PROJECT_ID/terraform/state/$TF_STATE_NAME"
 
 # init is the before_script of every job in examples/gitlab-ci/.gitlab-ci.yml.
@@ -111,8 +114,12 @@ cd "$repo"
 
 heading "Merge request pipeline, job 'plan': every object the release will create"
 init
-run "$tfname" plan -input=false -out=plan.cache
+run "$tfname" plan -input=false -out=plan.cache | tee "$work/plan.log"
 say "Merge request widget: $(widget_report)"
+leaks="$(grep -cF "$TF_VAR_api_key" "$work/plan.log" || true)"
+say "The api_key appears $leaks times in the plan; its Secret shows a hash:"
+grep -F 'API_KEY:' "$work/plan.log" || true
+[ "$leaks" -eq 0 ]
 
 heading "Job 'deploy_review': apply exactly that plan"
 run "$tfname" apply -input=false plan.cache

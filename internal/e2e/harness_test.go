@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -75,6 +76,11 @@ func newHarness() (*harness, error) {
 	root, err := RepoRoot()
 	if err != nil {
 		return nil, err
+	}
+	// The pipeline's plan job converts the plan for the merge-request widget with jq, as
+	// GitLab's own templates do.
+	if _, err := exec.LookPath("jq"); err != nil {
+		return nil, fmt.Errorf("the example pipeline needs jq (Debian package jq): %w", err)
 	}
 	cluster, err := testcluster.Ensure(ctx)
 	if err != nil {
