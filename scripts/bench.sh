@@ -24,6 +24,8 @@
 #   BENCH_HELM           0 skips the helm and kubectl side; default 1
 #   BENCH_PROFILE        1 adds one CPU-profiled pass over the largest size and puts the
 #                        `go tool pprof -top` of each operation in the report (default 1)
+#   BENCH_PROVIDER_BIN   a provider binary built from scripts/bench/provider elsewhere (say, from a
+#                        candidate change in another checkout) to measure instead of this tree's
 #   BENCH_OUT            report path (default BENCHMARKS.md at the repository root)
 #   BENCH_WORK           work folder (default: a new folder under ${TMPDIR:-/tmp}); kept for
 #                        inspection: logs of every command, raw results, profiles
@@ -81,8 +83,15 @@ export TF_CLI_CONFIG_FILE
 PROVIDER_BIN="$(find "$WORK/mirror/$provider_address" -type f -name 'terraform-provider-*' | head -n 1)"
 [ -n "$PROVIDER_BIN" ] || { echo "bench: scripts/provider-mirror.sh left no provider for $provider_address" >&2; exit 1; }
 provider_version="$(basename "$(dirname "$(dirname "$PROVIDER_BIN")")")"
-log "rebuilding the mirror's provider $provider_version from scripts/bench/provider"
-go build -trimpath -ldflags "-X main.version=$provider_version" -o "$PROVIDER_BIN" ./scripts/bench/provider
+if [ -n "${BENCH_PROVIDER_BIN:-}" ]; then
+  log "measuring the supplied provider $BENCH_PROVIDER_BIN"
+  cp -f "$BENCH_PROVIDER_BIN" "$PROVIDER_BIN"
+  echo "provider_build=supplied binary $BENCH_PROVIDER_BIN" >>"$META"
+else
+  log "rebuilding the mirror's provider $provider_version from scripts/bench/provider"
+  go build -trimpath -ldflags "-X main.version=$provider_version" -o "$PROVIDER_BIN" ./scripts/bench/provider
+  echo "provider_build=scripts/bench/provider at this commit" >>"$META"
+fi
 # The mirror holds a copy per registry host (Terraform's and OpenTofu's); replace every one.
 find "$WORK/mirror" -type f -name "$(basename "$PROVIDER_BIN")" ! -path "$PROVIDER_BIN" -exec cp -f "$PROVIDER_BIN" {} \;
 export TF_IN_AUTOMATION=1 TF_INPUT=0 CHECKPOINT_DISABLE=1

@@ -172,6 +172,7 @@ func writeReport(w *bytes.Buffer, res *results, m meta, profiles map[string]stri
 	for _, kv := range [][2]string{
 		{"CPU", m.get("cpu")}, {"cores", m.get("cores")}, {"memory", m.get("memory")}, {"kernel", m.get("kernel")},
 		{"load average (1, 5, 15 min) at the start and at the end of the run", m.get("load_start") + "; " + m.get("load")},
+		{"provider binary", m.get("provider_build")},
 		{"Go", m.get("go")}, {"Terraform", m.get("terraform")}, {"helm", m.get("helm")},
 		{"kubectl", m.get("kubectl")}, {"Kubernetes API server", m.get("server") + " (etcd, kube-apiserver, controller-manager, scheduler on loopback; kwok " + m.get("kwok") + " plays the node)"},
 	} {
