@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -131,6 +132,10 @@ resource "gitlabk8s_release" "web" {
 	log := cli.providerLog()
 	if !strings.Contains(log, "rendered release") || !strings.Contains(log, "applying release") {
 		t.Fatalf("the provider log holds no provider messages; TF_LOG_PROVIDER=TRACE logging is not captured (%d bytes)", len(log))
+	}
+	// A CI log shows what the apply waits for, workload by workload.
+	if !regexp.MustCompile(`waiting: Deployment\.apps/web ready [01]/1`).MatchString(log) {
+		t.Errorf("the provider log does not show the wait's progress (\"waiting: Deployment.apps/web ready x/1\")")
 	}
 	assertNoCanary(t, "provider log at TRACE", log, canary)
 }

@@ -192,3 +192,25 @@ func releaseWaitFor(t *testing.T, timeout time.Duration, what string, cond func(
 		}
 	}
 }
+
+// The restricted identity of a CI job (no cluster-wide rights beyond namespaces) can plan,
+// install, refresh and uninstall a release.
+func TestAccRelease_ciJobIdentity(t *testing.T) {
+	e := testAccRelease(t)
+	config := `provider "gitlabk8s" { config_context = "ci-job" }` + e.webRelease(`  set = { "image.tag" = "1.26.0" }`)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(webAddress, tfjsonpath.New("status"), knownvalue.StringExact("deployed")),
+				},
+			},
+			{
+				Config:           config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
+	})
+}

@@ -1,0 +1,213 @@
+package provider
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chartserver"
+)
+
+// writeCapabilitiesChart writes a chart whose ConfigMap shows what .Capabilities holds.
+func writeCapabilitiesChart(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "caps")
+	if err := os.MkdirAll(filepath.Join(dir, "templates"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"Chart.yaml": "apiVersion: v2\nname: caps\nversion: 0.1.0\n",
+		"templates/configmap.yaml": `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ .Release.Name }}
+data:
+  kubeVersion: {{ .Capabilities.KubeVersion.Version | quote }}
+  hasWidgets: {{ .Capabilities.APIVersions.Has "test.gitlabk8s.io/v1" | quote }}
+  hasDeployments: {{ .Capabilities.APIVersions.Has "apps/v1/Deployment" | quote }}
+`,
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func capsRelease(namespace, chartDir string) string {
+	return fmt.Sprintf(`
+resource "gitlabk8s_release" "caps" {
+  name      = "caps"
+  namespace = %q
+  chart     = %q
+}
+`, namespace, chartDir)
+}
+
+// A merge-request pipeline plans without any cluster credentials: with kube_version pinned,
+// .Capabilities comes from the provider configuration and every object shows.
+func TestAccRelease_planWithoutClusterCredentials(t *testing.T) {
+	testAccCluster(t)
+	t.Setenv("KUBECONFIG", "")
+	chartDir := writeCapabilitiesChart(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: `
+provider "gitlabk8s" {
+  kube_version = "v1.30.4"
+  api_versions = ["test.gitlabk8s.io/v1"]
+}
+` + capsRelease("review-offline", chartDir),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue("gitlabk8s_release.caps", tfjsonpathManifest("ConfigMap/caps"), knownStringContaining(`kubeVersion: v1.30.4`)),
+					plancheck.ExpectKnownValue("gitlabk8s_release.caps", tfjsonpathManifest("ConfigMap/caps"), knownStringContaining(`hasWidgets: "true"`)),
+				}},
+			},
+			{
+				// No kube_version and no cluster: Helm's defaults, with a warning, still a full plan.
+				Config:             `provider "gitlabk8s" {}` + capsRelease("review-offline", chartDir),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue("gitlabk8s_release.caps", tfjsonpathManifest("ConfigMap/caps"), knownStringContaining(`hasWidgets: "false"`)),
+				}},
+			},
+		},
+	})
+}
+
+// With a reachable cluster and no kube_version, .Capabilities is the cluster's.
+func TestAccRelease_capabilitiesFromTheCluster(t *testing.T) {
+	e := testAccRelease(t)
+	chartDir := writeCapabilitiesChart(t)
+	version, err := e.kube.Discovery().ServerVersion()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another test may have installed the widgets CRD; what counts is what the cluster serves.
+	_, err = e.kube.Discovery().ServerResourcesForGroupVersion("test.gitlabk8s.io/v1")
+	servesWidgets := err == nil
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: capsRelease(e.namespace, chartDir),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectKnownValue("gitlabk8s_release.caps", tfjsonpathManifest("ConfigMap/caps"), knownStringContaining(`kubeVersion: `+version.GitVersion)),
+				plancheck.ExpectKnownValue("gitlabk8s_release.caps", tfjsonpathManifest("ConfigMap/caps"), knownStringContaining(`hasDeployments: "true"`)),
+				plancheck.ExpectKnownValue("gitlabk8s_release.caps", tfjsonpathManifest("ConfigMap/caps"), knownStringContaining(fmt.Sprintf(`hasWidgets: "%t"`, servesWidgets))),
+			}},
+		}},
+	})
+}
+
+// An input unknown until apply leaves manifests unknown for that plan only; the apply renders
+// and applies once it is known.
+func TestAccRelease_unknownInputLeavesManifestsUnknown(t *testing.T) {
+	e := testAccRelease(t)
+	config := fmt.Sprintf(`
+resource "terraform_data" "tag" {
+  input = "1.26.0"
+}
+
+resource "gitlabk8s_release" "web" {
+  name      = "web"
+  namespace = %q
+  chart     = %q
+  set       = { "image.tag" = terraform_data.tag.output }
+}
+`, e.namespace, chartserver.FixtureChart("web"))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectUnknownValue(webAddress, tfjsonpath.New("manifests")),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(webAddress, tfjsonpathManifest("Deployment.apps/web"), knownStringContaining("image: registry.example/web:1.26.0")),
+				},
+			},
+			{
+				Config:           config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
+	})
+}
+
+// helmBinary returns the helm CLI the repository builds (scripts/build-helm.sh), or skips.
+func helmBinary(t *testing.T) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	matches, _ := filepath.Glob(filepath.Join(filepath.Dir(file), "..", "..", "bin", "helm-*", "helm"))
+	if len(matches) == 0 {
+		t.Skip("no helm binary in bin/; scripts/build-helm.sh builds one")
+	}
+	return matches[len(matches)-1]
+}
+
+// The release is a real Helm release: helm list, history and rollback work on it, and a
+// rollback made with helm shows as drift in the next plan.
+func TestAccRelease_helmCLIWorksOnTheRelease(t *testing.T) {
+	e := testAccRelease(t)
+	helm := helmBinary(t)
+	runHelm := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(helm, append(args, "--namespace", e.namespace, "--kubeconfig", e.cluster.Kubeconfig)...)
+		cmd.Env = append(os.Environ(), "HELM_CACHE_HOME="+t.TempDir(), "HELM_CONFIG_HOME="+t.TempDir(), "HELM_DATA_HOME="+t.TempDir())
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	v1 := e.webRelease(`  set = { "image.tag" = "1.25.0" }`)
+	v2 := e.webRelease(`  set = { "image.tag" = "1.26.0" }`)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: v1},
+			{
+				Config: v2,
+				Check: func(*terraform.State) error {
+					if list := runHelm("list"); !strings.Contains(list, "web") || !strings.Contains(list, "deployed") || !strings.Contains(list, "web-1.0.0") {
+						return fmt.Errorf("helm list does not show the release deployed:\n%s", list)
+					}
+					if history := runHelm("history", "web"); strings.Count(history, "\n") != 3 || !strings.Contains(history, "superseded") {
+						return fmt.Errorf("helm history does not show two revisions:\n%s", history)
+					}
+					return nil
+				},
+			},
+			{
+				PreConfig: func() { runHelm("rollback", "web", "1", "--wait") },
+				Config:    v2,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					expectManifestChanges(webAddress, map[string]*manifestLines{
+						"Deployment.apps/web": {removed: []string{"image: registry.example/web:1.25.0"}, added: []string{"image: registry.example/web:1.26.0"}},
+					}),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(webAddress, tfjsonpath.New("revision"), knownvalue.Int64Exact(4)),
+				},
+			},
+		},
+	})
+}
