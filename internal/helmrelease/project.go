@@ -93,7 +93,8 @@ func (p projector) list(desired, live []any, owners []map[string]any, path []str
 	for i, dv := range desired {
 		var lv any
 		if byName {
-			lv = findNamed(live, dv.(map[string]any)["name"].(string))
+			name, _ := dv.(map[string]any)["name"].(string)
+			lv = findNamed(live, name)
 		} else if i < len(live) {
 			lv = live[i]
 		}

@@ -255,10 +255,7 @@ func (m *releaseModel) unknownRenderInputs() []string {
 			unknown = append(unknown, name)
 		}
 	}
-	collections := map[string][]attr.Value{}
-	for _, e := range m.Values.Elements() {
-		collections["values"] = append(collections["values"], e)
-	}
+	collections := map[string][]attr.Value{"values": m.Values.Elements()}
 	for _, e := range m.Set.Elements() {
 		collections["set"] = append(collections["set"], e)
 	}

@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -175,22 +174,6 @@ func TestAccRelease_lifecycle(t *testing.T) {
 			return nil
 		},
 	})
-}
-
-// waitFor polls cond every 200ms until it holds or the timeout passes.
-func releaseWaitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	ticker := time.NewTicker(200 * time.Millisecond)
-	defer ticker.Stop()
-	for !cond() {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		case <-ticker.C:
-		}
-	}
 }
 
 // The restricted identity of a CI job (no cluster-wide rights beyond namespaces) can plan,
