@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -213,4 +214,53 @@ func sameElements(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// Without atomic, a failed first install stays as a failed release; the next apply upgrades it
+// instead of failing with "cannot re-use a name that is still in use".
+func TestAccRelease_failedInstallWithoutAtomicIsContinued(t *testing.T) {
+	e := testAccRelease(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:      e.webRelease("  atomic = false\n  set = { fail = \"CrashLoopBackOff\" }"),
+				ExpectError: wrappedText("Unable to Install Release", "Deployment.apps/web: CrashLoopBackOff"),
+			},
+			{
+				PreConfig: func() {
+					if got := e.helmRevisions(t, "web"); !slices.Equal(got, []string{"1:failed"}) {
+						t.Errorf("helm history after the failed install = %v, want [1:failed]", got)
+					}
+				},
+				Config: e.webRelease("  atomic = false"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(webAddress, tfjsonpath.New("revision"), knownvalue.Int64Exact(2)),
+					statecheck.ExpectKnownValue(webAddress, tfjsonpath.New("status"), knownvalue.StringExact("deployed")),
+				},
+			},
+		},
+	})
+}
+
+// A wait that runs out of time says what was not ready.
+func TestAccRelease_timeoutNamesWhatIsNotReady(t *testing.T) {
+	e := testAccRelease(t)
+	chartDir := writeStuckChart(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: fmt.Sprintf(`
+resource "gitlabk8s_release" "app" {
+  name      = "app"
+  namespace = %q
+  chart     = %q
+  timeout   = "5s"
+  set       = { stuck = true }
+}
+`, e.namespace, chartDir),
+			ExpectError: wrappedText("Unable to Install Release", "not ready after 5s: PersistentVolumeClaim/app-data", "(InProgress)",
+				"the release was uninstalled because atomic is set"),
+		}},
+	})
 }
