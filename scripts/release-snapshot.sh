@@ -33,11 +33,12 @@ trap cleanup EXIT
 
 host="$(go env GOOS)_$(go env GOARCH)"
 targets="${SNAPSHOT_TARGETS:-$host}"
+read -r -a target_list <<<"$targets"
 config=.goreleaser.yml
 if [ "$targets" != all ]; then
   # Narrow the build to the requested targets; everything else stays as the release does it.
   config="$work/goreleaser.yml"
-  list="$(printf '"%s", ' $targets)"
+  list="$(printf '"%s", ' "${target_list[@]}")"
   awk -v list="[${list%, }]" '{ print } /^  - id: provider$/ { print "    targets: " list }' .goreleaser.yml >"$config"
   grep -q '^    targets: ' "$config" || { echo "no build with id 'provider' in .goreleaser.yml" >&2; exit 1; }
 fi
@@ -102,7 +103,7 @@ for zip in "${zips[@]}"; do
   grep -q "  $(basename "$zip")\$" "$sums" || { echo "$sums does not cover $zip" >&2; exit 1; }
 done
 if [ "$targets" != all ]; then
-  for target in $targets; do
+  for target in "${target_list[@]}"; do
     [ -f "${prefix}_${target}.zip" ] || { echo "no zip for $target" >&2; exit 1; }
   done
 fi
