@@ -204,6 +204,12 @@ func writeReport(w *bytes.Buffer, res *results, m meta, profiles map[string]stri
 	}
 	fmt.Fprintln(w)
 
+	plan, providerOnly := res.stat(floorRatioSize, "plan_nochange"), res.stat(floorRatioSize, "plan_provider_only")
+	if plan.hasSamples && providerOnly.hasSamples && providerOnly.median > 0 {
+		fmt.Fprintf(w, "For reference: the no-change plan of %d objects takes %.2fx the plan of a configuration that configures the provider and manages nothing (%.2f s vs %.2f s), the floor of any configuration using this provider.\n\n",
+			floorRatioSize, plan.median/providerOnly.median, plan.median, providerOnly.median)
+	}
+
 	fmt.Fprintln(w, "## Terraform and the provider (seconds, median [fastest–slowest])")
 	fmt.Fprintln(w)
 	writeTimingTable(w, res, sizes, terraformRows)
