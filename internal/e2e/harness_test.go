@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/gitlab"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/gitlabstate"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/testcluster"
 )
@@ -316,21 +317,45 @@ func (a *reviewApp) namespaceGone(ctx context.Context, ns string) error {
 	})
 }
 
-// cleanup deletes whatever namespaces a failed test left behind.
+// namespace is the review app's namespace as the provider names it by
+// default from the job's predefined variables.
+func (a *reviewApp) namespace() string {
+	return gitlab.DefaultNamespace(refSlug(projectPath), projectID, gitlab.EnvironmentSlug("review/"+refSlug(a.branch)))
+}
+
+// stop runs the pipeline's stop_review job after the branch is deleted, and
+// checks that the namespace is gone and the state is empty and unlocked.
+func (a *reviewApp) stop(ctx context.Context, p *Pipeline) *JobResult {
+	a.t.Helper()
+	a.deleteBranch()
+	res := a.mustRun(ctx, p, "stop_review")
+	if _, err := os.Stat(filepath.Join(res.Dir, ".gitlab-ci.yml")); !os.IsNotExist(err) {
+		a.t.Errorf("stop_review's folder holds .gitlab-ci.yml (err %v): it ran on a checkout, not on artifacts only", err)
+	}
+	if err := a.namespaceGone(ctx, a.namespace()); err != nil {
+		a.t.Errorf("namespace %s still exists after stop_review: %v", a.namespace(), err)
+	}
+	st, raw := a.storedState()
+	if managed := st.managed(); len(managed) != 0 {
+		a.t.Errorf("state after stop_review still holds %v", managed)
+	}
+	if raw.Lock != nil {
+		a.t.Errorf("state after stop_review is still locked: %+v", raw.Lock)
+	}
+	return res
+}
+
+// cleanup deletes the namespace when a failed test left it behind.
 func (a *reviewApp) cleanup() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	list, err := a.h.kube.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
-	if err != nil {
-		a.t.Logf("cleanup: list namespaces: %v", err)
-		return
-	}
-	slug := refSlug(a.branch)
-	for _, ns := range list.Items {
-		if strings.Contains(ns.Name, slug[:min(len(slug), 12)]) && ns.DeletionTimestamp == nil {
-			a.t.Logf("cleanup: deleting namespace %s left by the test", ns.Name)
-			_ = a.h.kube.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{})
-		}
+	ns := a.namespace()
+	err := a.h.kube.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
+	switch {
+	case err == nil:
+		a.t.Logf("cleanup: deleted namespace %s left by the test", ns)
+	case !apierrors.IsNotFound(err):
+		a.t.Logf("cleanup: delete namespace %s: %v", ns, err)
 	}
 }
 
