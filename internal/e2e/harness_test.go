@@ -46,6 +46,7 @@ type harness struct {
 	jobToken  string
 	cliConfig string
 	workDir   string
+	server    *httptest.Server
 
 	tofuOnce sync.Once
 	tofu     CLI
@@ -57,6 +58,16 @@ var (
 	shared      *harness
 	harnessErr  error
 )
+
+// TestMain removes what the shared harness built (the provider mirror is large) after the tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared != nil {
+		shared.server.Close()
+		_ = os.RemoveAll(shared.workDir)
+	}
+	os.Exit(code)
+}
 
 // setup returns the shared harness, skipping the test unless TF_ACC is set.
 func setup(t *testing.T) *harness {
@@ -118,6 +129,7 @@ func newHarness() (*harness, error) {
 		jobToken:  token,
 		cliConfig: cliConfig,
 		workDir:   workDir,
+		server:    server,
 	}, nil
 }
 
