@@ -127,7 +127,9 @@ func Render(ctx context.Context, l *Loaded, values map[string]any, o RenderOptio
 	var text strings.Builder
 	for _, m := range manifests {
 		fmt.Fprintf(&text, "---\n# Source: %s\n%s\n", m.Name, m.Content)
-		objs, err := manifest.SplitDocuments(m.Content)
+		// Parse the document exactly as Helm writes it into the release manifest it applies,
+		// newline included: a "|" block scalar ending a template keeps its final newline.
+		objs, err := manifest.SplitDocuments(m.Content + "\n")
 		if err != nil {
 			return nil, fmt.Errorf("render chart %s: %s: %w", name, m.Name, err)
 		}
