@@ -130,11 +130,29 @@ func (c *Client) recover(ctx context.Context, cfg *action.Configuration, spec Sp
 		}
 		return fmt.Sprintf("release was %s at revision %d; it was uninstalled and installed again", status, last.Version), nil
 	}
-	c.logf("release %s is %s at revision %d: marking it failed before upgrading", releaseID(spec), status, last.Version)
+	// The interrupted revision is recorded as failed, so history shows what happened.
 	last.SetStatus(release.StatusFailed, fmt.Sprintf(recoveredDescription, status))
 	if err := cfg.Releases.Update(last); err != nil {
 		return "", fmt.Errorf("recover release %s from %s: mark revision %d failed: %w", releaseID(spec), status, last.Version, err)
 	}
+	// Helm's upgrade patches from the last deployed revision's manifest, so a field that only
+	// the interrupted revision added would stay on the live objects. Rolling back first patches
+	// from the interrupted revision's manifest, which removes what it added.
+	deployed, err := lastSuccessful(cfg, spec.Name, last.Version)
+	if err != nil {
+		return "", fmt.Errorf("recover release %s from %s: %w", releaseID(spec), status, err)
+	}
+	if deployed != nil {
+		c.logf("release %s is %s at revision %d: rolling back to revision %d, the last deployed, before upgrading", releaseID(spec), status, last.Version, deployed.Version)
+		undo := spec
+		// The upgrade that follows waits; waiting for the rollback too would only double the time.
+		undo.Wait = false
+		if err := c.rollback(cfg, undo, deployed.Version); err != nil {
+			return "", fmt.Errorf("recover release %s from %s: %w", releaseID(spec), status, err)
+		}
+		return fmt.Sprintf("release was %s at revision %d; it was rolled back to revision %d and upgraded", status, last.Version, deployed.Version), nil
+	}
+	c.logf("release %s was %s at revision %d and has no deployed revision: it was marked failed before upgrading", releaseID(spec), status, last.Version)
 	return fmt.Sprintf("release was %s at revision %d; that revision was marked failed and the release upgraded", status, last.Version), nil
 }
 

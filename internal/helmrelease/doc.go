@@ -13,7 +13,8 @@
 //     the pod's message, instead of waiting for the timeout.
 //   - A release left pending-install, pending-upgrade or pending-rollback by a killed run is
 //     recovered before the next install or upgrade: a pending install is uninstalled and
-//     installed again; a pending upgrade or rollback is marked failed and upgraded.
+//     installed again; a pending upgrade or rollback is rolled back to the last deployed revision
+//     (which removes what the interrupted revision added) and then upgraded.
 //
 // Before Helm writes anything, a post-renderer ([PlanCheck]) compares the manifests Helm
 // rendered with those the plan showed and aborts, naming the object, when they differ.

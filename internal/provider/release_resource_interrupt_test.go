@@ -27,6 +27,9 @@ metadata:
   name: {{ .Release.Name }}
 data:
   message: {{ .Values.message | quote }}
+{{- if .Values.stuck }}
+  interrupted: "true"
+{{- end }}
 `,
 		"templates/pvc.yaml": `{{- if .Values.stuck }}
 apiVersion: v1
@@ -139,8 +142,18 @@ func TestAccRelease_killedApplyIsRecovered(t *testing.T) {
 	if !strings.Contains(applied, "Release Recovered") {
 		t.Errorf("the recovering apply does not say it recovered the release:\n%s", applied)
 	}
-	if got := e.helmRevisions(t, "app"); !sameElements(got, []string{"1:superseded", "2:failed", "3:deployed"}) {
-		t.Fatalf("after recovery helm history = %v, want 1 superseded, 2 failed (the interrupted one), 3 deployed", got)
+	// Recovery marks the interrupted revision failed and rolls back to revision 1 (revision 3)
+	// before upgrading (revision 4).
+	if got := e.helmRevisions(t, "app"); !sameElements(got, []string{"1:superseded", "2:failed", "3:superseded", "4:deployed"}) {
+		t.Fatalf("after recovery helm history = %v, want 1 superseded, 2 failed (the interrupted one), 3 superseded (the rollback to 1), 4 deployed", got)
+	}
+	// A field only the interrupted revision added is not left behind either.
+	cm, err := e.kube.CoreV1().ConfigMaps(e.namespace).Get(t.Context(), "app", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := cm.Data["interrupted"]; ok || cm.Data["message"] != "upgraded" {
+		t.Errorf("ConfigMap app after recovery has data %v, want only message=upgraded", cm.Data)
 	}
 	// The claim only the interrupted revision had created is not left behind.
 	if _, err := e.kube.CoreV1().PersistentVolumeClaims(e.namespace).Get(t.Context(), "app-data", metav1.GetOptions{}); err == nil {
