@@ -86,7 +86,7 @@ func Render(ctx context.Context, l *Loaded, values map[string]any, o RenderOptio
 
 	vals := map[string]any{}
 	if values != nil {
-		vals = copyValue(values).(map[string]any)
+		vals = copyMap(values)
 	}
 	if err := chartutil.ProcessDependenciesWithMerge(ch, vals); err != nil {
 		return nil, fmt.Errorf("chart %s: dependencies: %w", name, err)
@@ -211,7 +211,7 @@ func copyChart(ch *helmchart.Chart) *helmchart.Chart {
 		out.Metadata = &metadata
 	}
 	if ch.Values != nil {
-		out.Values = copyValue(ch.Values).(map[string]any)
+		out.Values = copyMap(ch.Values)
 	}
 	deps := make([]*helmchart.Chart, len(ch.Dependencies()))
 	for i, dep := range ch.Dependencies() {
@@ -221,17 +221,22 @@ func copyChart(ch *helmchart.Chart) *helmchart.Chart {
 	return &out
 }
 
-// copyValue deep-copies the maps and slices of a values tree.
+// copyMap deep-copies a values tree.
+func copyMap(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for key, elem := range m {
+		out[key] = copyValue(elem)
+	}
+	return out
+}
+
+// copyValue deep-copies the maps and slices of a value in a values tree.
 func copyValue(value any) any {
 	switch v := value.(type) {
 	case map[string]any:
-		out := make(map[string]any, len(v))
-		for key, elem := range v {
-			out[key] = copyValue(elem)
-		}
-		return out
+		return copyMap(v)
 	case chartutil.Values:
-		return copyValue(map[string]any(v))
+		return copyMap(v)
 	case []any:
 		out := make([]any, len(v))
 		for i, elem := range v {

@@ -36,7 +36,7 @@ func Normalize(obj Object, defaultNamespace string, namespaced bool) Object {
 	if obj == nil {
 		return nil
 	}
-	out := copyValue(obj, true).(map[string]any)
+	out := copyMap(obj, true)
 	delete(out, "status")
 
 	metadata, _ := out["metadata"].(map[string]any)
@@ -76,20 +76,25 @@ func Normalize(obj Object, defaultNamespace string, namespaced bool) Object {
 	return out
 }
 
+// copyMap deep-copies a mapping; see copyValue.
+func copyMap(m map[string]any, dropNulls bool) map[string]any {
+	out := make(map[string]any, len(m))
+	for key, elem := range m {
+		if elem == nil && dropNulls {
+			continue
+		}
+		out[key] = copyValue(elem, dropNulls)
+	}
+	return out
+}
+
 // copyValue deep-copies the maps and slices of a JSON-compatible value.
 // With dropNulls, mapping entries whose value is null are left out (list
 // elements are kept, as dropping them would shift positions).
 func copyValue(value any, dropNulls bool) any {
 	switch v := value.(type) {
 	case map[string]any:
-		out := make(map[string]any, len(v))
-		for key, elem := range v {
-			if elem == nil && dropNulls {
-				continue
-			}
-			out[key] = copyValue(elem, dropNulls)
-		}
-		return out
+		return copyMap(v, dropNulls)
 	case []any:
 		out := make([]any, len(v))
 		for i, elem := range v {

@@ -173,7 +173,7 @@ func (r *Redactor) Object(obj Object) Object {
 	if obj == nil {
 		return nil
 	}
-	out := copyValue(obj, false).(map[string]any)
+	out := copyMap(obj, false)
 	r.redactInPlace(out)
 	return out
 }

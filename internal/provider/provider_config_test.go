@@ -118,7 +118,7 @@ func TestAccProvider_unreachableClusterNamesHostAndContext(t *testing.T) {
 	c := testAccCluster(t)
 	// A kubeconfig whose context points at a loopback port nothing listens on.
 	dead := filepath.Join(t.TempDir(), "kubeconfig")
-	kubeconfig := fmt.Sprintf(`apiVersion: v1
+	kubeconfig := `apiVersion: v1
 kind: Config
 clusters:
 - name: gone
@@ -130,7 +130,7 @@ contexts:
 - name: gone-cluster
   context: {cluster: gone, user: someone}
 current-context: gone-cluster
-`)
+`
 	if err := os.WriteFile(dead, []byte(kubeconfig), 0o600); err != nil {
 		t.Fatal(err)
 	}
