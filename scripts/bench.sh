@@ -59,6 +59,9 @@ META="$WORK/meta.txt"
 log "work folder: $WORK"
 # Other work on the machine slows every figure alike, but not evenly: the report states the load.
 echo "load_start=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$META"
+# The provider is built from the tree as it is now; say which commit that was, and whether the
+# tree had changes on top of it.
+echo "commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- internal main.go go.mod 2>/dev/null || echo ' with uncommitted changes to the provider')" >>"$META"
 
 CHART="$scripts/bench/chart"
 KUBE_CONTEXT="admin"
@@ -377,7 +380,6 @@ fi
 
 {
   echo "date=$(date -u +%FT%TZ)"
-  echo "commit=$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo ' (with uncommitted changes)')"
   echo "cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
   echo "cores=$(nproc)"
   echo "memory=$(free -h | awk '/^Mem:/ {print $2}')"

@@ -23,7 +23,15 @@ func main() {
 	profilesDir := flag.String("profiles", "", "folder of <operation>.top files from go tool pprof -top (optional)")
 	notesPath := flag.String("notes", "", "markdown appended to the report as findings (optional)")
 	outPath := flag.String("out", "BENCHMARKS.md", "report to write")
+	compare := flag.String("compare", "", "label=results.tsv,... : print the medians of these runs side by side as markdown instead")
 	flag.Parse()
+
+	if *compare != "" {
+		if err := compareRuns(os.Stdout, *compare); err != nil {
+			log.Fatal(err.Error())
+		}
+		return
+	}
 
 	if err := run(*resultsPath, *metaPath, *profilesDir, *notesPath, *outPath); err != nil {
 		log.Fatal(err.Error())
@@ -238,7 +246,7 @@ func writeReport(w *bytes.Buffer, res *results, m meta, profiles map[string]stri
 
 	fmt.Fprintln(w, "## Provider processes per command and their CPU time (median)")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "How many times Terraform started the provider for one command, and the CPU seconds (user and system, package initialization included) those processes used together.")
+	fmt.Fprintln(w, "Each cell: how many times Terraform started the provider for one command · the CPU seconds (user and system, package initialization included) those processes used together.")
 	fmt.Fprintln(w)
 	writeHeader(w, "operation", sizes)
 	for _, row := range memoryRows {
@@ -249,7 +257,7 @@ func writeReport(w *bytes.Buffer, res *results, m meta, profiles map[string]stri
 				cells = append(cells, "—")
 				continue
 			}
-			cells = append(cells, fmt.Sprintf("%.0f processes, %.2f s CPU", st.processesMedian, st.cpuMedian))
+			cells = append(cells, fmt.Sprintf("%.0f · %.2f s", st.processesMedian, st.cpuMedian))
 		}
 		fmt.Fprintf(w, "| %s | %s |\n", row.label, strings.Join(cells, " | "))
 	}

@@ -174,3 +174,23 @@ func TestStat_providerFiguresOnlyFromCommandsThatStartedIt(t *testing.T) {
 		t.Errorf("plan_empty started no provider but has provider figures: %+v", st)
 	}
 }
+
+func TestWriteComparison_oneColumnPerRun(t *testing.T) {
+	before, err := parseResults(strings.NewReader("1000\tplan_nochange\t1\t20.0\t122880\t1.8\t3\n1000\tplan_nochange\t2\t19.0\t102400\t1.7\t3\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := parseResults(strings.NewReader(lines("1000", "plan_nochange", "2.5")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	writeComparison(&buf, []string{"before", "after"}, []*results{before, after})
+	want := "| `terraform plan`, no change | 1000 | 19.50 s, 120 MiB | 2.50 s |"
+	if !strings.Contains(buf.String(), want) {
+		t.Errorf("comparison lacks %q:\n%s", want, buf.String())
+	}
+	if strings.Contains(buf.String(), "one changed value") {
+		t.Errorf("comparison has a row no run measured:\n%s", buf.String())
+	}
+}
