@@ -30,6 +30,8 @@ func (c *Client) IsNamespaced(apiVersion, kind string) bool {
 // not existing.
 func (c *Client) LiveObjects(ctx context.Context, namespace string, objs []manifest.Object) ([]manifest.Object, error) {
 	out := make([]manifest.Object, len(objs))
+	refs := make([]objectRef, 0, len(objs))
+	index := make([]int, 0, len(objs))
 	for i, obj := range objs {
 		apiVersion, _ := obj["apiVersion"].(string)
 		kind, _ := obj["kind"].(string)
@@ -53,12 +55,16 @@ func (c *Client) LiveObjects(ctx context.Context, namespace string, objs []manif
 				ref.Namespace = namespace
 			}
 		}
-		live, err := c.reader.Get(ctx, ref)
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", ref.key(namespace), err)
-		}
-		if live != nil {
-			out[i] = live.Object
+		refs = append(refs, ref)
+		index = append(index, i)
+	}
+	live, err := getAll(ctx, c.reader, refs)
+	if err != nil {
+		return nil, err
+	}
+	for j, obj := range live {
+		if obj != nil {
+			out[index[j]] = obj.Object
 		}
 	}
 	return out, nil

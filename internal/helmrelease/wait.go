@@ -163,11 +163,12 @@ func (w *waiter) evaluate(ctx context.Context, refs []objectRef) (readiness.Resu
 	objects := make([]*unstructured.Unstructured, 0, len(refs))
 	var missing []readiness.Progress
 	var podNamespaces []string
-	for _, ref := range refs {
-		obj, err := w.reader.Get(ctx, ref)
-		if err != nil {
-			return readiness.Result{}, fmt.Errorf("read %s: %w", ref.key(w.namespace), err)
-		}
+	live, err := getAll(ctx, w.reader, refs)
+	if err != nil {
+		return readiness.Result{}, err
+	}
+	for i, ref := range refs {
+		obj := live[i]
 		if obj == nil {
 			missing = append(missing, readiness.Progress{Object: ref.key(w.namespace), Status: "NotFound"})
 			continue
@@ -230,11 +231,12 @@ func (w *waiter) waitDeleted(ctx context.Context, refs []objectRef, timeout time
 // remaining returns the objects of refs that still exist, saying what holds them.
 func (w *waiter) remaining(ctx context.Context, refs []objectRef) ([]readiness.Progress, error) {
 	var left []readiness.Progress
-	for _, ref := range refs {
-		obj, err := w.reader.Get(ctx, ref)
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", ref.key(w.namespace), err)
-		}
+	live, err := getAll(ctx, w.reader, refs)
+	if err != nil {
+		return nil, err
+	}
+	for i, ref := range refs {
+		obj := live[i]
 		if obj == nil {
 			continue
 		}

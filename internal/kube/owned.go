@@ -2,6 +2,7 @@ package kube
 
 import (
 	"fmt"
+	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -15,8 +16,13 @@ import (
 
 var (
 	// builtinTypes knows the schemas of the kinds built into Kubernetes,
-	// including which lists are keyed maps and which are atomic.
-	builtinTypes = applyconfigurations.NewTypeConverter(scheme.Scheme)
+	// including which lists are keyed maps and which are atomic. Building it
+	// parses the whole built-in OpenAPI schema (tens of milliseconds and MBs),
+	// so it happens on first use, not in every provider process Terraform
+	// starts only to validate or read the schema.
+	builtinTypes = sync.OnceValue(func() managedfields.TypeConverter {
+		return applyconfigurations.NewTypeConverter(scheme.Scheme)
+	})
 	// deducedTypes treats every list as atomic: the best guess for custom
 	// resources without a known schema.
 	deducedTypes = managedfields.NewDeducedTypeConverter()
@@ -84,7 +90,7 @@ func OwnedFields(live *unstructured.Unstructured, intended map[string]any) (map[
 
 func typeConverterFor(gvk schema.GroupVersionKind) managedfields.TypeConverter {
 	if scheme.Scheme.Recognizes(gvk) {
-		return builtinTypes
+		return builtinTypes()
 	}
 	return deducedTypes
 }
