@@ -41,7 +41,7 @@ var comparedRows = append(append([]metricRow(nil), terraformRows...),
 
 func writeComparison(w io.Writer, labels []string, runs []*results) {
 	fmt.Fprintf(w, "| command | objects | %s |\n", strings.Join(labels, " | "))
-	fmt.Fprintf(w, "|---|---:|%s|\n", strings.Repeat("---:|", len(labels)))
+	fmt.Fprintf(w, "|---|---:|%s\n", strings.Repeat("---:|", len(labels)))
 	sizes := map[int]bool{}
 	var ordered []int
 	for _, res := range runs {

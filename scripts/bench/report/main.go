@@ -280,6 +280,11 @@ func writeReport(w *bytes.Buffer, res *results, m meta, profiles map[string]stri
 	}
 	fmt.Fprintln(w)
 
+	if text := strings.TrimSpace(string(notes)); text != "" {
+		fmt.Fprintln(w, text)
+		fmt.Fprintln(w)
+	}
+
 	if len(profiles) > 0 && len(sizes) > 0 {
 		fmt.Fprintln(w, "## CPU profiles of the provider")
 		fmt.Fprintln(w)
@@ -295,10 +300,6 @@ func writeReport(w *bytes.Buffer, res *results, m meta, profiles map[string]stri
 		}
 	}
 
-	if text := strings.TrimSpace(string(notes)); text != "" {
-		fmt.Fprintln(w, text)
-		fmt.Fprintln(w)
-	}
 }
 
 func writeHeader(w *bytes.Buffer, first string, sizes []int) {

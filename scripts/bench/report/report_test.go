@@ -194,3 +194,18 @@ func TestWriteComparison_oneColumnPerRun(t *testing.T) {
 		t.Errorf("comparison has a row no run measured:\n%s", buf.String())
 	}
 }
+
+func TestWriteComparison_headerMatchesColumns(t *testing.T) {
+	res, err := parseResults(strings.NewReader(lines("100", "plan_nochange", "1.0")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	writeComparison(&buf, []string{"before", "after"}, []*results{res, res})
+	rows := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	for _, row := range rows {
+		if got, want := strings.Count(row, "|"), 5; got != want {
+			t.Errorf("row %q has %d cell borders, want %d", row, got, want)
+		}
+	}
+}
