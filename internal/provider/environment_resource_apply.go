@@ -94,27 +94,10 @@ func (r *environmentResource) Create(ctx context.Context, req resource.CreateReq
 		return
 	}
 
-	existing, err := cluster.GetNamespace(ctx, env.Namespace)
-	switch {
-	case kube.IsNotFound(err):
-	case err != nil:
-		resp.Diagnostics.Append(clusterErrorDiagnostic(ctx, cluster, "Unable to Create Environment",
-			"Checking whether the namespace "+env.Namespace+" already exists failed.", "Check the connection and the provider's rights, then apply again.", err))
+	owned := func(ns *corev1.Namespace) bool { return gitlab.OwnedBy(ns.Annotations, ns.Labels, env.Name) }
+	if !prepareNamespace(ctx, cluster, env, owned, "Unable to Create Environment",
+		"Checking whether the namespace "+env.Namespace+" already exists failed.", &resp.Diagnostics) {
 		return
-	case !gitlab.OwnedBy(existing.Annotations, existing.Labels, env.Name):
-		resp.Diagnostics.Append(foreignNamespaceDiagnostic(existing, env.Name))
-		return
-	case existing.DeletionTimestamp != nil:
-		// A previous destroy of this environment is still finishing: the
-		// restarted environment gets a fresh namespace once it is gone.
-		tflog.Info(ctx, "waiting for the environment's previous namespace to finish terminating", map[string]any{"namespace": env.Namespace})
-		if err := cluster.WaitForNamespaceDeletion(ctx, env.Namespace, existing.UID); err != nil {
-			resp.Diagnostics.Append(namespaceStuckDiagnostic(env.Namespace, err))
-			return
-		}
-	default:
-		// Ours, left behind by an earlier apply whose state was lost: carry on.
-		tflog.Info(ctx, "adopting the environment's existing namespace", map[string]any{"namespace": env.Namespace})
 	}
 
 	uid, ok := r.applyObjects(ctx, cluster, env, true, &resp.Diagnostics)
@@ -146,26 +129,12 @@ func (r *environmentResource) Update(ctx context.Context, req resource.UpdateReq
 		return
 	}
 
-	existing, err := cluster.GetNamespace(ctx, env.Namespace)
-	switch {
-	case kube.IsNotFound(err):
-		// Deleted since the refresh; applying creates it again.
-	case err != nil:
-		resp.Diagnostics.Append(clusterErrorDiagnostic(ctx, cluster, "Unable to Update Environment",
-			"Reading the namespace "+env.Namespace+" failed.", "Check the connection and the provider's rights, then apply again.", err))
+	owned := func(ns *corev1.Namespace) bool {
+		return ownedByEnvironment(ns, state.UID.ValueString(), state.Name.ValueString(), env.Name)
+	}
+	if !prepareNamespace(ctx, cluster, env, owned, "Unable to Update Environment",
+		"Reading the namespace "+env.Namespace+" failed.", &resp.Diagnostics) {
 		return
-	case !ownedByEnvironment(existing, state.UID.ValueString(), state.Name.ValueString(), env.Name):
-		resp.Diagnostics.Append(foreignNamespaceDiagnostic(existing, env.Name))
-		return
-	case existing.DeletionTimestamp != nil:
-		// Deleted outside Terraform (or by a destroy that timed out) and still
-		// terminating: the refresh emptied manifests, so everything is
-		// created again once the namespace is gone.
-		tflog.Info(ctx, "waiting for the environment's terminating namespace to be gone before creating it again", map[string]any{"namespace": env.Namespace})
-		if err := cluster.WaitForNamespaceDeletion(ctx, env.Namespace, existing.UID); err != nil {
-			resp.Diagnostics.Append(namespaceStuckDiagnostic(env.Namespace, err))
-			return
-		}
 	}
 
 	uid, ok := r.applyObjects(ctx, cluster, env, false, &resp.Diagnostics)
@@ -179,6 +148,34 @@ func (r *environmentResource) Update(ctx context.Context, req resource.UpdateReq
 	plan.UID = types.StringValue(string(uid))
 	plan.ID = types.StringValue(env.Namespace)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// prepareNamespace makes the environment's namespace ready to apply to: absent (it is
+// created), or present and owned, as owned decides. A namespace of ours that is still
+// terminating (a destroy that timed out, a deletion outside Terraform) is waited for, so the
+// environment is created afresh once it is gone. It adds a diagnostic and returns false when
+// the apply must not go on.
+func prepareNamespace(ctx context.Context, cluster environmentCluster, env environment.Environment, owned func(*corev1.Namespace) bool, summary, readFailed string, diags *diag.Diagnostics) bool {
+	existing, err := cluster.GetNamespace(ctx, env.Namespace)
+	switch {
+	case kube.IsNotFound(err):
+		return true
+	case err != nil:
+		diags.Append(clusterErrorDiagnostic(ctx, cluster, summary, readFailed, "Check the connection and the provider's rights, then apply again.", err))
+		return false
+	case !owned(existing):
+		diags.Append(foreignNamespaceDiagnostic(existing, env.Name))
+		return false
+	case existing.DeletionTimestamp != nil:
+		tflog.Info(ctx, "waiting for the environment's terminating namespace to be gone before creating it again", map[string]any{"namespace": env.Namespace})
+		if err := cluster.WaitForNamespaceDeletion(ctx, env.Namespace, existing.UID); err != nil {
+			diags.Append(namespaceStuckDiagnostic(env.Namespace, err))
+			return false
+		}
+		return true
+	default:
+		return true
+	}
 }
 
 // applyObjects applies the environment's objects in order and returns the
