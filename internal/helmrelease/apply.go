@@ -125,7 +125,7 @@ func (c *Client) recover(ctx context.Context, cfg *action.Configuration, spec Sp
 	if status == release.StatusPendingInstall || status == release.StatusUninstalling {
 		// Nothing of it ever became ready: remove it and install afresh.
 		c.logf("release %s is %s at revision %d: uninstalling it before installing again", releaseID(spec), status, last.Version)
-		if err := c.uninstall(cfg, spec.Name, spec.Timeout, true, true); err != nil {
+		if err := c.uninstall(cfg, spec.Name, spec.Timeout, CascadeForeground, true); err != nil {
 			return "", fmt.Errorf("recover release %s from %s: %w", releaseID(spec), status, err)
 		}
 		return fmt.Sprintf("release was %s at revision %d; it was uninstalled and installed again", status, last.Version), nil
@@ -180,7 +180,7 @@ func (c *Client) install(ctx context.Context, cfg *action.Configuration, spec Sp
 		return nil, opErr
 	}
 	if spec.Atomic {
-		if uerr := c.uninstall(cfg, spec.Name, spec.Timeout, true, false); uerr != nil {
+		if uerr := c.uninstall(cfg, spec.Name, spec.Timeout, CascadeForeground, false); uerr != nil {
 			opErr.UndoErr = uerr
 		} else {
 			opErr.Undo = "uninstalled"
@@ -252,21 +252,34 @@ func (c *Client) rollback(cfg *action.Configuration, spec Spec, revision int) er
 	return nil
 }
 
-// Uninstall removes the release and, with wait, waits until its objects are gone. A
-// release that does not exist is not an error.
-func (c *Client) Uninstall(ctx context.Context, namespace, name string, timeout time.Duration, wait bool) error {
-	return c.uninstall(c.configuration(ctx, namespace, nil), name, timeout, wait, false)
+// Cascade is how deleting an object deletes what it owns, as `helm uninstall --cascade` and
+// the API server's propagation policies name it.
+type Cascade string
+
+const (
+	// CascadeBackground deletes the objects at once; the garbage collector removes what they
+	// owned afterwards.
+	CascadeBackground Cascade = "background"
+	// CascadeForeground deletes an object only after what it owns is gone.
+	CascadeForeground Cascade = "foreground"
+	// CascadeOrphan leaves what the objects owned in place.
+	CascadeOrphan Cascade = "orphan"
+)
+
+// Uninstall removes the release and waits until its objects are gone (with foreground
+// cascading, what they owned too). A release that does not exist is not an error.
+func (c *Client) Uninstall(ctx context.Context, namespace, name string, timeout time.Duration, cascade Cascade) error {
+	return c.uninstall(c.configuration(ctx, namespace, nil), name, timeout, cascade, false)
 }
 
-func (c *Client) uninstall(cfg *action.Configuration, name string, timeout time.Duration, wait, disableHooks bool) error {
+func (c *Client) uninstall(cfg *action.Configuration, name string, timeout time.Duration, cascade Cascade, disableHooks bool) error {
 	uninstall := action.NewUninstall(cfg)
 	uninstall.KeepHistory = false
 	uninstall.IgnoreNotFound = true
-	uninstall.Wait = wait
+	uninstall.Wait = true
 	uninstall.Timeout = timeout
 	uninstall.DisableHooks = disableHooks
-	// Foreground: an object is gone only once what it owns (a Deployment's pods) is gone.
-	uninstall.DeletionPropagation = "foreground"
+	uninstall.DeletionPropagation = string(cascade)
 	if _, err := uninstall.Run(name); err != nil {
 		return fmt.Errorf("uninstall release %s: %w", name, err)
 	}

@@ -42,11 +42,17 @@ type Client struct {
 	clients *kube.Clients
 	opts    Options
 	reader  liveReader
+	// deletions reads only metadata, for deletion waits.
+	deletions liveReader
 }
 
 // New returns a Client that uses clients for everything, Helm included.
 func New(clients *kube.Clients, opts Options) *Client {
-	return &Client{clients: clients, opts: opts, reader: dynamicReader{client: clients.Dynamic}}
+	c := &Client{clients: clients, opts: opts, reader: dynamicReader{client: clients.Dynamic}}
+	if clients.Metadata != nil {
+		c.deletions = metadataReader{client: clients.Metadata}
+	}
+	return c
 }
 
 func (c *Client) logf(format string, args ...any) {
@@ -71,6 +77,7 @@ func (c *Client) configuration(ctx context.Context, namespace string, caps *char
 		RESTClientGetter: getter,
 		KubeClient: &contextKubeClient{Client: kc, ctx: ctx, waiter: &waiter{
 			reader:    c.reader,
+			deletions: c.deletions,
 			namespace: namespace,
 			interval:  c.opts.PollInterval,
 			progress:  c.opts.Progress,

@@ -82,7 +82,9 @@ const (
 
 // waiter polls the objects of a release until they are ready or gone.
 type waiter struct {
-	reader    liveReader
+	reader liveReader
+	// deletions reads for the deletion wait; reader when nil.
+	deletions liveReader
 	namespace string // the release namespace; object keys are relative to it
 	interval  time.Duration
 	progress  ProgressFunc
@@ -231,7 +233,11 @@ func (w *waiter) waitDeleted(ctx context.Context, refs []objectRef, timeout time
 // remaining returns the objects of refs that still exist, saying what holds them.
 func (w *waiter) remaining(ctx context.Context, refs []objectRef) ([]readiness.Progress, error) {
 	var left []readiness.Progress
-	live, err := getAll(ctx, w.reader, refs)
+	reader := w.deletions
+	if reader == nil {
+		reader = w.reader
+	}
+	live, err := getAll(ctx, reader, refs)
 	if err != nil {
 		return nil, err
 	}

@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/clientcmd"
@@ -223,8 +224,10 @@ type Clients struct {
 	Source     Source
 	Kubernetes kubernetes.Interface
 	Dynamic    dynamic.Interface
-	Discovery  discovery.CachedDiscoveryInterface
-	Mapper     meta.ResettableRESTMapper
+	// Metadata reads only objects' metadata: enough to tell whether they exist.
+	Metadata  metadata.Interface
+	Discovery discovery.CachedDiscoveryInterface
+	Mapper    meta.ResettableRESTMapper
 	// ServerVersion is the API server's gitVersion, e.g. v1.37.2.
 	ServerVersion string
 }
@@ -287,6 +290,10 @@ func (c *Connection) Clients(ctx context.Context) (*Clients, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create dynamic client for %s: %w", src, err)
 	}
+	mc, err := metadata.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("create metadata client for %s: %w", src, err)
+	}
 	cached := memory.NewMemCacheClient(kc.Discovery())
 	version, err := probe(ctx, kc, c.probeTimout)
 	if err != nil {
@@ -297,6 +304,7 @@ func (c *Connection) Clients(ctx context.Context) (*Clients, error) {
 		Source:        src,
 		Kubernetes:    kc,
 		Dynamic:       dc,
+		Metadata:      mc,
 		Discovery:     cached,
 		Mapper:        restmapper.NewDeferredDiscoveryRESTMapper(cached),
 		ServerVersion: version,

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/gitlab"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
 )
 
 var (
@@ -37,7 +39,11 @@ const (
 	defaultReleaseAtomic     = true
 	defaultReleaseWait       = true
 	defaultRecoverPending    = true
+	defaultReleaseCascade    = "background"
 )
+
+// releaseCascades are the deletion cascades a destroy may use, as Helm's --cascade names them.
+var releaseCascades = []string{"background", "foreground", "orphan"}
 
 // releaseResource is gitlabk8s_release: a Helm release whose plan shows every rendered
 // object. Rendering lives in package chart, Helm actions in package helmrelease; the files
@@ -68,6 +74,7 @@ type releaseModel struct {
 	MaxHistory         types.Int64  `tfsdk:"max_history"`
 	Description        types.String `tfsdk:"description"`
 	RecoverPending     types.Bool   `tfsdk:"recover_pending"`
+	Cascade            types.String `tfsdk:"cascade"`
 	Manifests          types.Map    `tfsdk:"manifests"`
 	Revision           types.Int64  `tfsdk:"revision"`
 	Status             types.String `tfsdk:"status"`
@@ -204,6 +211,17 @@ func (r *releaseResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 					"A pending install is uninstalled and installed again; a pending upgrade or rollback is marked failed and upgraded. " +
 					"Terraform's state lock guarantees no other run is operating on the release. Default `true`.",
 			},
+			"cascade": schema.StringAttribute{
+				Optional: true,
+				Computed: true,
+				Default:  stringdefault.StaticString(defaultReleaseCascade),
+				MarkdownDescription: "How destroy deletes what the release's objects own, as `helm uninstall --cascade` does. " +
+					"`background` (the default, as in Helm and kubectl): destroy deletes the release's objects and waits until they are gone; " +
+					"the garbage collector then removes what they owned (a Deployment's ReplicaSets and pods) in the background. " +
+					"`foreground`: each object is gone only after what it owns is gone, so destroy returns once the pods have terminated. " +
+					"`orphan`: what the objects owned is left running. Changing it changes nothing in the cluster.",
+				Validators: []validator.String{stringvalidator.OneOf(releaseCascades...)},
+			},
 			"manifests": schema.MapAttribute{
 				Computed:    true,
 				ElementType: types.StringType,
@@ -248,7 +266,17 @@ const releaseResourceDescription = "A Helm release whose plan shows exactly what
 	"`crds/` are created as Helm creates them. What is applied is what the plan showed: when Helm renders anything else at apply (a chart " +
 	"using `randAlphaNum` or `now`), the apply fails before touching the cluster, naming the object. Cancelling Terraform (Ctrl-C, " +
 	"SIGTERM) stops the operation and records the release as failed rather than pending; `recover_pending` handles runs that were killed.\n\n" +
-	"Destroy uninstalls the release and waits until its objects are gone."
+	"Destroy uninstalls the release and waits until its objects are gone; `cascade` says whether it also waits for what they own " +
+	"(a Deployment's pods)."
+
+// cascade returns the destroy's deletion cascade; the schema's default and validator
+// guarantee one of releaseCascades, and state written before the attribute existed has none.
+func (m *releaseModel) cascade() helmrelease.Cascade {
+	if m.Cascade.IsNull() || m.Cascade.IsUnknown() || m.Cascade.ValueString() == "" {
+		return helmrelease.Cascade(defaultReleaseCascade)
+	}
+	return helmrelease.Cascade(m.Cascade.ValueString())
+}
 
 // timeoutDuration returns the configured timeout; validation guarantees it parses.
 func (m *releaseModel) timeoutDuration() time.Duration {
@@ -274,6 +302,7 @@ func (r *releaseResource) ImportState(ctx context.Context, req resource.ImportSt
 		"id": req.ID, "name": name, "namespace": namespace,
 		"atomic": defaultReleaseAtomic, "wait": defaultReleaseWait, "timeout": defaultReleaseTimeout,
 		"max_history": int64(defaultReleaseMaxHistory), "recover_pending": defaultRecoverPending, "plain_http": false,
+		"cascade": defaultReleaseCascade,
 	} {
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(attr), value)...)
 	}

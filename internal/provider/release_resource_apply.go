@@ -244,7 +244,7 @@ func (r *releaseResource) Delete(ctx context.Context, req resource.DeleteRequest
 	id := state.releaseID()
 	tflog.Info(ctx, "uninstalling release "+id, map[string]any{"release": id})
 	client := newHelmClient(ctx, clients, &state)
-	if err := client.Uninstall(ctx, state.Namespace.ValueString(), state.Name.ValueString(), state.timeoutDuration(), true); err != nil {
+	if err := client.Uninstall(ctx, state.Namespace.ValueString(), state.Name.ValueString(), state.timeoutDuration(), state.cascade()); err != nil {
 		resp.Diagnostics.AddError("Unable to Uninstall Release", fmt.Sprintf(
 			"Release %s could not be uninstalled, or its objects were not gone within the timeout; the message says which objects remain "+
 				"and what holds them (finalizers). Remove what blocks them, or raise timeout, and destroy again.\n\n%s",

@@ -58,6 +58,11 @@ resource "gitlabk8s_release" "bad" {
 			want:   wrappedText("Unable to Load Chart", "9.9.9"),
 		},
 		{
+			name:   "cascade that Helm does not know",
+			config: release("bad", web, `  cascade = "sideways"`),
+			want:   wrappedText("Invalid Attribute Value Match", "cascade", `"background"`, `"foreground"`, `"orphan"`, `got: "sideways"`),
+		},
+		{
 			name:   "name longer than Helm allows",
 			config: release(strings.Repeat("a", 54), web, ""),
 			want:   wrappedText("Invalid Release Name", "54 characters long; Helm allows at most 53"),

@@ -43,6 +43,10 @@ func (r *releaseResource) Read(ctx context.Context, req resource.ReadRequest, re
 	}
 
 	state.ID = types.StringValue(id)
+	if state.Cascade.IsNull() {
+		// State written before cascade existed: record the default, so the next plan shows nothing.
+		state.Cascade = types.StringValue(defaultReleaseCascade)
+	}
 	state.Revision = types.Int64Value(int64(rel.Version))
 	state.Status = types.StringValue(string(rel.Info.Status))
 	if rel.Chart != nil && rel.Chart.Metadata != nil {

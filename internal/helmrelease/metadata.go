@@ -1,0 +1,67 @@
+package helmrelease
+
+import (
+	"context"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/metadata"
+)
+
+// metadataReader reads objects' metadata only: whether they exist, whether they are being
+// deleted and what finalizers hold them. A deletion wait needs nothing more, and the API server
+// sends and the client decodes a fraction of each object.
+type metadataReader struct{ client metadata.Interface }
+
+var _ kindLister = metadataReader{}
+
+func (m metadataReader) Get(ctx context.Context, ref objectRef) (*unstructured.Unstructured, error) {
+	obj, err := m.client.Resource(ref.Resource).Namespace(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return metadataObject(obj), nil
+}
+
+func (m metadataReader) List(ctx context.Context, resource schema.GroupVersionResource, namespace string) (map[string]*unstructured.Unstructured, error) {
+	list, err := m.client.Resource(resource).Namespace(namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	byName := make(map[string]*unstructured.Unstructured, len(list.Items))
+	for i := range list.Items {
+		byName[list.Items[i].Name] = metadataObject(&list.Items[i])
+	}
+	return byName, nil
+}
+
+// ListPods is not needed by a deletion wait; it lists the pods' metadata.
+func (m metadataReader) ListPods(ctx context.Context, namespace string) ([]*unstructured.Unstructured, error) {
+	byName, err := m.List(ctx, podsResource, namespace)
+	if err != nil {
+		return nil, err
+	}
+	pods := make([]*unstructured.Unstructured, 0, len(byName))
+	for _, pod := range byName {
+		pods = append(pods, pod)
+	}
+	return pods, nil
+}
+
+// metadataObject carries the metadata a deletion wait reads.
+func metadataObject(obj *metav1.PartialObjectMetadata) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{}}
+	u.SetAPIVersion(obj.APIVersion)
+	u.SetKind(obj.Kind)
+	u.SetNamespace(obj.Namespace)
+	u.SetName(obj.Name)
+	u.SetUID(obj.UID)
+	u.SetDeletionTimestamp(obj.DeletionTimestamp)
+	u.SetFinalizers(obj.Finalizers)
+	return u
+}
