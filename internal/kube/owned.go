@@ -2,31 +2,19 @@ package kube
 
 import (
 	"fmt"
-	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
-	"k8s.io/client-go/applyconfigurations"
-	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
 )
 
-var (
-	// builtinTypes knows the schemas of the kinds built into Kubernetes,
-	// including which lists are keyed maps and which are atomic. Building it
-	// parses the whole built-in OpenAPI schema (tens of milliseconds and MBs),
-	// so it happens on first use, not in every provider process Terraform
-	// starts only to validate or read the schema.
-	builtinTypes = sync.OnceValue(func() managedfields.TypeConverter {
-		return applyconfigurations.NewTypeConverter(scheme.Scheme)
-	})
-	// deducedTypes treats every list as atomic: the best guess for custom
-	// resources without a known schema.
-	deducedTypes = managedfields.NewDeducedTypeConverter()
-)
+// intendedTypes reads the intended object without a schema: maps field by field, every list
+// as a whole. The fields our manager applied come from the object's managed fields, which the
+// API server writes with the real schema (keyed list items included), so no built-in schema is
+// parsed in the provider: that took 55 ms in every process that reads an environment.
+var intendedTypes = managedfields.NewDeducedTypeConverter()
 
 // OwnedFields returns the part of live the provider manages, as a plain
 // object: the fields FieldManager applied, plus the fields at the paths of
@@ -41,12 +29,6 @@ var (
 // never show.
 func OwnedFields(live *unstructured.Unstructured, intended map[string]any) (map[string]any, error) {
 	gvk := live.GroupVersionKind()
-	converter := typeConverterFor(gvk)
-	liveTyped, err := converter.ObjectToTyped(live, typed.AllowDuplicates)
-	if err != nil {
-		return nil, fmt.Errorf("read %s %s against its schema: %w", gvk.Kind, live.GetName(), err)
-	}
-
 	fields := &fieldpath.Set{}
 	for _, entry := range live.GetManagedFields() {
 		if entry.Manager != FieldManager || entry.Operation != metav1.ManagedFieldsOperationApply || entry.Subresource != "" || entry.FieldsV1 == nil {
@@ -59,7 +41,7 @@ func OwnedFields(live *unstructured.Unstructured, intended map[string]any) (map[
 		fields = fields.Union(owned)
 	}
 	if intended != nil {
-		intendedTyped, err := converter.ObjectToTyped(&unstructured.Unstructured{Object: intended}, typed.AllowDuplicates)
+		intendedTyped, err := intendedTypes.ObjectToTyped(&unstructured.Unstructured{Object: intended}, typed.AllowDuplicates)
 		if err != nil {
 			return nil, fmt.Errorf("read intended %s %s against its schema: %w", gvk.Kind, live.GetName(), err)
 		}
@@ -70,7 +52,7 @@ func OwnedFields(live *unstructured.Unstructured, intended map[string]any) (map[
 		fields = fields.Union(intendedFields)
 	}
 
-	out, _ := liveTyped.ExtractItems(fields.Leaves()).AsValue().Unstructured().(map[string]any)
+	out, _ := extractFields(live.Object, fields.Leaves()).(map[string]any)
 	if out == nil {
 		out = map[string]any{}
 	}
@@ -86,11 +68,4 @@ func OwnedFields(live *unstructured.Unstructured, intended map[string]any) (map[
 		metadata["namespace"] = ns
 	}
 	return out, nil
-}
-
-func typeConverterFor(gvk schema.GroupVersionKind) managedfields.TypeConverter {
-	if scheme.Scheme.Recognizes(gvk) {
-		return builtinTypes()
-	}
-	return deducedTypes
 }
