@@ -83,8 +83,17 @@ TERRAFORM="$("$scripts/ensure-terraform.sh")"
 provider_address="$(sed -n 's/^const RegistryAddress = "\(.*\)"$/\1/p' internal/provider/provider.go)"
 [ -n "$provider_address" ] || { echo "bench: no RegistryAddress in internal/provider/provider.go" >&2; exit 1; }
 provider_source="${provider_address#*/}" # namespace/type, as written in required_providers
-TF_CLI_CONFIG_FILE="$("$scripts/provider-mirror.sh" "$WORK/mirror")"
-export TF_CLI_CONFIG_FILE
+"$scripts/provider-mirror.sh" "$WORK/mirror" >/dev/null
+# The mirror also holds scripts/bench/minimal (below); Terraform may install both from it.
+export TF_CLI_CONFIG_FILE="$WORK/cli.tfrc"
+cat >"$TF_CLI_CONFIG_FILE" <<EOF
+provider_installation {
+  filesystem_mirror {
+    path    = "$WORK/mirror"
+    include = ["$provider_address", "registry.terraform.io/gitlabk8s-bench/minimal"]
+  }
+}
+EOF
 PROVIDER_BIN="$(find "$WORK/mirror/$provider_address" -type f -name 'terraform-provider-*' | head -n 1)"
 [ -n "$PROVIDER_BIN" ] || { echo "bench: scripts/provider-mirror.sh left no provider for $provider_address" >&2; exit 1; }
 provider_version="$(basename "$(dirname "$(dirname "$PROVIDER_BIN")")")"
@@ -94,7 +103,8 @@ if [ -n "${BENCH_PROVIDER_BIN:-}" ]; then
   echo "provider_build=supplied binary $BENCH_PROVIDER_BIN" >>"$META"
 else
   log "rebuilding the mirror's provider $provider_version from scripts/bench/provider"
-  go build -trimpath -ldflags "-X main.version=$provider_version" -o "$PROVIDER_BIN" ./scripts/bench/provider
+  # Built as .goreleaser.yml builds what ships: -trimpath -s -w.
+  go build -trimpath -ldflags "-s -w -X main.version=$provider_version" -o "$PROVIDER_BIN" ./scripts/bench/provider
   echo "provider_build=scripts/bench/provider at this commit" >>"$META"
 fi
 # The mirror holds a copy per registry host (Terraform's and OpenTofu's); replace every one.
@@ -236,6 +246,40 @@ provider "gitlabk8s" {
 EOF
 tf_init "$provider_only_dir"
 
+# What any provider costs: scripts/bench/minimal, a terraform-plugin-framework provider with one
+# resource kept in the state alone (no network, no dependency beyond the framework), installed into
+# the same mirror. Its plans are the least any Terraform provider can take here.
+minimal_version="0.0.1"
+minimal_dir="$WORK/mirror/registry.terraform.io/gitlabk8s-bench/minimal/$minimal_version/$(go env GOOS)_$(go env GOARCH)"
+mkdir -p "$minimal_dir"
+go build -trimpath -ldflags "-s -w" -o "$minimal_dir/terraform-provider-minimal_v$minimal_version" ./scripts/bench/minimal
+minimal_provider_dir="$WORK/tf-minimal"
+mkdir -p "$minimal_provider_dir"
+cat >"$minimal_provider_dir/main.tf" <<EOF
+terraform {
+  required_providers {
+    minimal = {
+      source  = "gitlabk8s-bench/minimal"
+      version = "$minimal_version"
+    }
+  }
+}
+
+provider "minimal" {}
+
+variable "revision" {
+  type    = string
+  default = "1"
+}
+
+resource "minimal_object" "one" {
+  name  = "one"
+  value = var.revision
+}
+EOF
+tf_init "$minimal_provider_dir"
+"$TERRAFORM" -chdir="$minimal_provider_dir" apply -auto-approve -input=false -no-color >"$WORK/logs/init-minimal-apply.log" 2>&1
+
 # --- helm -----------------------------------------------------------------------------------------
 
 helm() { "$HELM" --kube-context "$KUBE_CONTEXT" "$@"; }
@@ -289,6 +333,8 @@ for size in $BENCH_SIZES; do
     fi
     measure "$size" plan_empty "$run" ok tf "$floor_dir" plan -input=false
     measure "$size" plan_provider_only "$run" ok tf "$provider_only_dir" plan -input=false
+    measure "$size" plan_minimal_nochange "$run" ok tf "$minimal_provider_dir" plan -input=false -detailed-exitcode -var revision=1
+    measure "$size" plan_minimal_change "$run" changes tf "$minimal_provider_dir" plan -input=false -detailed-exitcode -var revision=2
     if [ "$BENCH_PROVIDER" = 1 ]; then
       measure "$size" plan_nochange "$run" ok tf "$dir" plan -input=false -detailed-exitcode -var revision=1
       measure "$size" plan_change "$run" changes tf "$dir" plan -input=false -detailed-exitcode -var revision=2

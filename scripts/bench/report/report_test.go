@@ -209,3 +209,21 @@ func TestWriteComparison_headerMatchesColumns(t *testing.T) {
 		}
 	}
 }
+
+// The plan of a provider that does nothing is quoted beside the targets it bounds, and leaves
+// their verdicts to the measured figures alone.
+func TestEvaluateTargets_quoteTheProviderThatDoesNothing(t *testing.T) {
+	input := lines("100", "plan_empty", "0.03") + lines("100", "plan_nochange", "0.30") +
+		lines("100", "plan_minimal_nochange", "0.15") +
+		lines("10", "plan_change", "0.28") + lines("10", "helm_diff_change", "0.11") +
+		lines("10", "plan_minimal_change", "0.15")
+	all := verdicts(t, input)
+	floor := findTarget(t, all, "No-change plan of a 100-object release")
+	if floor.verdict != verdictMiss || !strings.Contains(floor.measured, "a provider that does nothing: 5.00x (0.15 s)") {
+		t.Errorf("floor target: got %s %q", floor.verdict, floor.measured)
+	}
+	diff := findTarget(t, all, "One-change plan faster than `helm template \\| kubectl diff --server-side`, 10 objects")
+	if diff.verdict != verdictMiss || !strings.Contains(diff.measured, "a provider that does nothing: 0.15 s") {
+		t.Errorf("diff target: got %s %q", diff.verdict, diff.measured)
+	}
+}

@@ -37,6 +37,9 @@ func evaluateTargets(res *results) []targetResult {
 	if plan.hasSamples && floor.hasSamples && floor.median > 0 {
 		ratio := plan.median / floor.median
 		row.measured = fmt.Sprintf("%.2fx (%.2f s vs %.2f s)", ratio, plan.median, floor.median)
+		if minimal := res.stat(floorRatioSize, "plan_minimal_nochange"); minimal.hasSamples {
+			row.measured += fmt.Sprintf("; a provider that does nothing: %.2fx (%.2f s)", minimal.median/floor.median, minimal.median)
+		}
 		row.verdict = passIf(ratio <= floorRatioLimit)
 	} else {
 		row.verdict = verdictNotMeasured
@@ -68,6 +71,9 @@ func evaluateTargets(res *results) []targetResult {
 		row := targetResult{target: fmt.Sprintf("One-change plan faster than `helm template \\| kubectl diff --server-side`, %d objects", size)}
 		if plan.hasSamples && diff.hasSamples {
 			row.measured = fmt.Sprintf("%.2f s vs %.2f s (%.2fx)", plan.median, diff.median, plan.median/diff.median)
+			if minimal := res.stat(size, "plan_minimal_change"); minimal.hasSamples {
+				row.measured += fmt.Sprintf("; a provider that does nothing: %.2f s", minimal.median)
+			}
 			row.verdict = passIf(plan.median < diff.median)
 		} else {
 			row.verdict = verdictNotMeasured
