@@ -3,16 +3,17 @@
 #
 # For generated charts of each size (scripts/bench/chart: BENCH_SIZES objects) it times, in the
 # same run and on the same cluster:
-#   terraform: plan of an empty configuration (the floor), plan with no change, plan with one
-#              changed value, apply (install, upgrade), destroy; the provider's peak memory
+#   terraform: plan of an empty configuration (the floor), plans of a provider that does nothing
+#              (scripts/bench/minimal), plan with no change, plan with one changed value,
+#              apply (install, upgrade), destroy; the provider's peak memory
 #   helm:      template; upgrade --install with and without --wait; the helm-diff equivalent
 #              `helm template | kubectl diff --server-side`; `kubectl delete namespace --wait`
 #              of the same objects (the namespace controller's own time)
 # and, for a crash-looping Deployment, the time from apply start to the reported failure against
 # `helm upgrade --install --wait --timeout 5m` (run once, in the background of the rest).
 # Medians over several runs; the targets are checked as ratios of this run's own figures.
-# At the defaults a run takes about 40 minutes on 2 cores (the 1000-object destroys take
-# 3 minutes each); BENCH_SIZES="10 100" about 9.
+# At the defaults a run takes about 17 minutes on 2 cores; BENCH_SIZES="10 100" about 6 (helm's
+# 5-minute failure wait runs in the background of the rest).
 #
 # Settings (environment):
 #   BENCH_SIZES          chart sizes in objects (default "10 100 1000")

@@ -211,6 +211,25 @@ wait_until() {
 
 kubectl() { "$KUBECTL" --kubeconfig "$KUBECONFIG_FILE" --context admin "$@"; }
 
+# wait_port_free NAME PORT VARIABLE waits until nothing listens on 127.0.0.1:PORT, unless our own
+# NAME is running (then the port is its own). Another cluster on the same ports that is shutting
+# down frees them within seconds; one that keeps running is named, with the setting to change.
+wait_port_free() {
+  local name="$1" port="$2" variable="$3" deadline=$((SECONDS + 30))
+  component_pid "$name" >/dev/null && return 0
+  while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      echo "cluster-up: port $port, which $name needs, has been in use for 30 s by another process (another cluster?)." >&2
+      echo "cluster-up: stop it (scripts/cluster-down.sh with its GITLABK8S_CLUSTER_DIR), or choose another port with $variable." >&2
+      exit 1
+    fi
+    sleep 0.5
+  done
+}
+wait_port_free etcd "$ETCD_PORT" GITLABK8S_ETCD_PORT
+wait_port_free etcd "$ETCD_PEER_PORT" GITLABK8S_ETCD_PORT
+wait_port_free kube-apiserver "$APISERVER_PORT" GITLABK8S_APISERVER_PORT
+
 start etcd "$ETCD" \
   --name=gitlabk8s \
   --data-dir="$CLUSTER_DIR/etcd" \
