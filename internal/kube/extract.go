@@ -10,9 +10,10 @@ import (
 // extractFields returns the parts of v at the paths of set, in v's own shape: a member of set
 // (a leaf path) is copied whole, a child set is extracted recursively. It needs no schema: the
 // managed fields the API server records already name list items by key (`k:{"name":"web"}`),
-// value (`v:"a"`) or index, so the object itself is enough to follow them. It gives what
-// typed.TypedValue.ExtractItems gives without parsing the built-in OpenAPI schema, which takes
-// tens of milliseconds in every provider process that reads an environment.
+// value (`v:"a"`) or index, so the object itself is enough to follow them. The result is a copy:
+// changing it leaves v as it was. It gives what typed.TypedValue.ExtractItems gives without
+// parsing the built-in OpenAPI schema, which takes tens of milliseconds in every provider process
+// that reads an environment.
 func extractFields(v any, set *fieldpath.Set) any {
 	switch t := v.(type) {
 	case map[string]any:
@@ -22,7 +23,7 @@ func extractFields(v any, set *fieldpath.Set) any {
 				continue
 			}
 			if x, ok := t[*pe.FieldName]; ok {
-				out[*pe.FieldName] = x
+				out[*pe.FieldName] = deepCopy(x)
 			}
 		}
 		for pe := range set.Children.All() {
@@ -41,7 +42,7 @@ func extractFields(v any, set *fieldpath.Set) any {
 		picked := map[int]any{}
 		for pe := range set.Members.All() {
 			for _, i := range matchingItems(t, pe) {
-				picked[i] = t[i]
+				picked[i] = deepCopy(t[i])
 			}
 		}
 		for pe := range set.Children.All() {
@@ -61,6 +62,26 @@ func extractFields(v any, set *fieldpath.Set) any {
 		out := make([]any, 0, len(indexes))
 		for _, i := range indexes {
 			out = append(out, picked[i])
+		}
+		return out
+	default:
+		return v
+	}
+}
+
+// deepCopy copies maps and lists, so the result shares nothing with the live object.
+func deepCopy(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			out[k] = deepCopy(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = deepCopy(x)
 		}
 		return out
 	default:

@@ -142,3 +142,20 @@ func normalizeEmpty(v any) any {
 		return v
 	}
 }
+
+// What extractFields returns is the caller's to change: the live object stays as it was.
+func TestExtractFields_returnsACopy(t *testing.T) {
+	live := map[string]any{"metadata": map[string]any{"labels": map[string]any{"a": "1"}}, "spec": map[string]any{"ports": []any{map[string]any{"port": int64(80)}}}}
+	set := &fieldpath.Set{}
+	set.Insert(fieldpath.MakePathOrDie("metadata", "labels"))
+	set.Insert(fieldpath.MakePathOrDie("spec", "ports"))
+	out := extractFields(live, set).(map[string]any)
+	out["metadata"].(map[string]any)["labels"].(map[string]any)["a"] = "changed"
+	out["spec"].(map[string]any)["ports"].([]any)[0].(map[string]any)["port"] = int64(1)
+	if got := live["metadata"].(map[string]any)["labels"].(map[string]any)["a"]; got != "1" {
+		t.Errorf("live label changed to %v through the result", got)
+	}
+	if got := live["spec"].(map[string]any)["ports"].([]any)[0].(map[string]any)["port"]; got != int64(80) {
+		t.Errorf("live port changed to %v through the result", got)
+	}
+}
