@@ -28,7 +28,8 @@ for host in registry.terraform.io registry.opentofu.org; do
   binary="$target/terraform-provider-gitlabk8s_v$version"
   if [ -z "$first" ]; then
     log "building the provider $version into $dir"
-    (cd "$REPO_ROOT" && go build -trimpath -ldflags "-X main.version=$version" -o "$binary" .)
+    # Built as .goreleaser.yml builds what ships: static, -trimpath -s -w.
+    (cd "$REPO_ROOT" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=$version" -o "$binary" .)
     first="$binary"
   else
     cp -f "$first" "$binary"
