@@ -34,6 +34,8 @@ const (
 	defaultEnvironmentCreateTimeout = 5 * time.Minute
 	defaultEnvironmentUpdateTimeout = 5 * time.Minute
 	defaultEnvironmentDeleteTimeout = 5 * time.Minute
+	// cleanupReadTimeout bounds a read made after an operation failed, to record what it left.
+	cleanupReadTimeout = 15 * time.Second
 )
 
 // environmentResource is gitlabk8s_environment: one namespace per GitLab
@@ -98,9 +100,11 @@ func (r *environmentResource) Schema(ctx context.Context, _ resource.SchemaReque
 				MarkdownDescription: "The namespace name.",
 			},
 			"name": schema.StringAttribute{
-				Required:            true,
-				MarkdownDescription: "The GitLab environment name, e.g. `review/feature-x`, usually `$CI_ENVIRONMENT_NAME`: " + gitlab.EnvironmentNameRules + ".",
-				Validators:          []validator.String{environmentNameValidator{}},
+				Required: true,
+				MarkdownDescription: "The GitLab environment name, e.g. `review/feature-x`, usually `$CI_ENVIRONMENT_NAME`: " + gitlab.EnvironmentNameRules + ". " +
+					"With the default `namespace`, which is derived from it, changing it replaces the environment: the old namespace and everything in it " +
+					"(releases, volumes) are deleted and a new one is created. With `namespace` set, the environment is renamed in place.",
+				Validators: []validator.String{environmentNameValidator{}},
 			},
 			"slug": schema.StringAttribute{
 				Computed: true,

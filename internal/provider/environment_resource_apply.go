@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	corev1 "k8s.io/api/core/v1"
@@ -138,16 +139,40 @@ func (r *environmentResource) Update(ctx context.Context, req resource.UpdateReq
 	}
 
 	uid, ok := r.applyObjects(ctx, cluster, env, false, &resp.Diagnostics)
-	if !ok {
-		return
+	if ok {
+		r.deleteDropped(ctx, cluster, state, plan, &resp.Diagnostics)
 	}
-	r.deleteDropped(ctx, cluster, state, plan, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
+		keepHalfRename(ctx, cluster, state, plan, &resp.State, &resp.Diagnostics)
 		return
 	}
 	plan.UID = types.StringValue(string(uid))
 	plan.ID = types.StringValue(env.Namespace)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// keepHalfRename records a rename that failed part way. The namespace is applied first, so it
+// may already carry the new name's ownership marker while the state, kept as it was, names the
+// old one; reverting the configuration or destroying would then find the namespace claimed by
+// another environment and refuse. When the namespace the state recorded (same UID) now carries
+// the new name's marker, the state takes the new name and slug, so the next apply (either name)
+// and destroy recognise it; everything else keeps its value from before the update, so the next
+// plan shows the rest of the change again.
+func keepHalfRename(ctx context.Context, cluster environmentCluster, state, plan environmentModel, st *tfsdk.State, diags *diag.Diagnostics) {
+	if state.Name.Equal(plan.Name) || !state.Namespace.Equal(plan.Namespace) {
+		return
+	}
+	// The update's own context may be what ran out.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupReadTimeout)
+	defer cancel()
+	ns, err := cluster.GetNamespace(ctx, state.Namespace.ValueString())
+	if err != nil || string(ns.UID) != state.UID.ValueString() || !gitlab.OwnedBy(ns.Annotations, ns.Labels, plan.Name.ValueString()) {
+		return
+	}
+	tflog.Info(ctx, "the failed update had already marked the namespace with the environment's new name; recording the new name", map[string]any{"namespace": ns.Name})
+	partial := state
+	partial.Name, partial.Slug = plan.Name, plan.Slug
+	diags.Append(st.Set(ctx, &partial)...)
 }
 
 // prepareNamespace makes the environment's namespace ready to apply to: absent (it is

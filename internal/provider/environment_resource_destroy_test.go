@@ -196,19 +196,7 @@ func TestAccEnvironment_createFailureIsResumedByTheNextApply(t *testing.T) {
 	client := adminClient(t)
 	name, namespace := envTestNames(t, "resume")
 	cleanupNamespace(t, client, namespace)
-	config := func(context, quota string) string {
-		return fmt.Sprintf(`
-provider "gitlabk8s" {
-  config_context = %q
-}
-
-resource "gitlabk8s_environment" "test" {
-  name      = %q
-  namespace = %q
-  %s
-}
-`, context, name, namespace, quota)
-	}
+	config := func(context, quota string) string { return environmentAs(context, name, namespace, quota) }
 
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,

@@ -388,17 +388,7 @@ func TestAccEnvironment_updateRefusedByRBACKeepsTheState(t *testing.T) {
 	cleanupNamespace(t, client, namespace)
 	ctx := context.Background()
 	config := func(identity string, pods int) string {
-		return fmt.Sprintf(`
-provider "gitlabk8s" {
-  config_context = %q
-}
-
-resource "gitlabk8s_environment" "test" {
-  name           = %q
-  namespace      = %q
-  resource_quota = { pods = "%d" }
-}
-`, identity, name, namespace, pods)
+		return environmentAs(identity, name, namespace, fmt.Sprintf(`resource_quota = { pods = "%d" }`, pods))
 	}
 	quotaChange := expectManifestChanges(envAddr, map[string]*manifestLines{
 		quotaKey: {removed: []string{`pods: "5"`}, added: []string{`pods: "10"`}},
@@ -454,4 +444,85 @@ resource "gitlabk8s_environment" "test" {
 			},
 		},
 	})
+}
+
+// A rename that RBAC stops part way, after the namespace already carries the new name's
+// ownership marker, leaves an environment that can still be renamed back or destroyed: the
+// state records the name the namespace now carries.
+func TestAccEnvironment_halfAppliedRenameCanBeRevertedOrDestroyed(t *testing.T) {
+	client := adminClient(t)
+	for _, then := range []string{"revert", "destroy"} {
+		t.Run(then, func(t *testing.T) {
+			oldName, namespace := envTestNames(t, "half")
+			newName, _ := envTestNames(t, "half-new")
+			cleanupNamespace(t, client, namespace)
+			config := func(identity, name string) string {
+				return environmentAs(identity, name, namespace, `resource_quota = { pods = "5" }`)
+			}
+			var namespaceUID string
+			last := resource.TestStep{
+				// Renamed back as admin: the namespace is this environment's again, same UID.
+				PreConfig: func() {
+					ns := getNamespace(t, client, namespace)
+					if !gitlab.OwnedBy(ns.Annotations, ns.Labels, newName) {
+						t.Fatalf("the refused rename did not get as far as the namespace's marker (annotations %v): the test no longer sets up a half-applied rename", ns.Annotations)
+					}
+				},
+				Config: config("admin", oldName),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(envAddr, tfjsonpath.New("name"), knownvalue.StringExact(oldName)),
+				},
+				Check: func(*terraform.State) error {
+					ns := getNamespace(t, client, namespace)
+					if string(ns.UID) != namespaceUID || !gitlab.OwnedBy(ns.Annotations, ns.Labels, oldName) {
+						return fmt.Errorf("after renaming back: namespace uid %s (want %s), annotations %v", ns.UID, namespaceUID, ns.Annotations)
+					}
+					return nil
+				},
+			}
+			if then == "destroy" {
+				last = resource.TestStep{
+					PreConfig: last.PreConfig,
+					Config:    config("admin", newName),
+					Destroy:   true,
+					Check:     func(*terraform.State) error { return namespaceGone(client, namespace) },
+				}
+			}
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				CheckDestroy:             func(*terraform.State) error { return namespaceGone(client, namespace) },
+				Steps: []resource.TestStep{
+					{
+						Config: config("admin", oldName),
+						Check: func(*terraform.State) error {
+							namespaceUID = string(getNamespace(t, client, namespace).UID)
+							return nil
+						},
+					},
+					{
+						// ci-job may mark the namespace but not write the ResourceQuota.
+						Config:      config("ci-job", newName),
+						ExpectError: wrappedText("Unable to Apply Environment Object", "ResourceQuota/"+environment.ResourceQuotaName, `"ci-job" may not patch`),
+					},
+					last,
+				},
+			})
+		})
+	}
+}
+
+// environmentAs is the environment name in namespace, applied with the kubeconfig context
+// identity; body adds attributes.
+func environmentAs(identity, name, namespace, body string) string {
+	return fmt.Sprintf(`
+provider "gitlabk8s" {
+  config_context = %q
+}
+
+resource "gitlabk8s_environment" "test" {
+  name      = %q
+  namespace = %q
+  %s
+}
+`, identity, name, namespace, body)
 }
