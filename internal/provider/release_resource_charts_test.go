@@ -151,6 +151,24 @@ func TestAccRelease_hooksAndCRDs(t *testing.T) {
 				Config:           hooks("changed") + crds,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			},
+			// Imported, a release has its hooks and CRDs in manifests as Helm recorded them, the
+			// same as the state the applies left: the first plan after an import adds nothing.
+			{
+				Config:                  hooks("changed") + crds,
+				ResourceName:            "gitlabk8s_release.hooked",
+				ImportState:             true,
+				ImportStateId:           e.namespace + "/hooked",
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"chart", "set", "set_sensitive", "chart_digest", "timeout"},
+			},
+			{
+				Config:                  hooks("changed") + crds,
+				ResourceName:            "gitlabk8s_release.widgets",
+				ImportState:             true,
+				ImportStateId:           e.namespace + "/widgets",
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"chart", "set", "set_sensitive", "chart_digest", "timeout"},
+			},
 		},
 	})
 }

@@ -100,12 +100,23 @@ func (r *releaseResource) liveManifests(ctx context.Context, env *renderEnv, sta
 	}
 	sensitive := state.sensitiveValues()
 	desiredManifests, err := chart.Manifests(&chart.Rendered{Objects: desired}, namespace, sensitive, env.isNamespaced)
+	var recordedExtras map[string]string
+	if err == nil && len(state.Manifests.Elements()) == 0 {
+		// Imported: no earlier plan recorded the release's hooks and CRDs, so take them as Helm
+		// recorded them; otherwise the first plan would add them and upgrade for nothing.
+		recordedExtras, err = recordedHooksAndCRDs(rel, namespace, sensitive, env.isNamespaced)
+	}
 	if err == nil {
 		var liveManifests map[string]string
 		if liveManifests, err = chart.Manifests(&chart.Rendered{Objects: projected}, namespace, sensitive, env.isNamespaced); err == nil {
-			elems := make(map[string]attr.Value, len(liveManifests)+len(state.Manifests.Elements()))
+			elems := make(map[string]attr.Value, len(liveManifests)+len(state.Manifests.Elements())+len(recordedExtras))
 			for k, v := range liveManifests {
 				elems[k] = types.StringValue(v)
+			}
+			for k, v := range recordedExtras {
+				if _, isObject := desiredManifests[k]; !isObject {
+					elems[k] = types.StringValue(v)
+				}
 			}
 			for k, v := range state.Manifests.Elements() {
 				if _, isObject := desiredManifests[k]; !isObject {
@@ -120,4 +131,30 @@ func (r *releaseResource) liveManifests(ctx context.Context, env *renderEnv, sta
 	}
 	diags.AddError("Unable to Read Release Objects", fmt.Sprintf("The live objects of release %s could not be turned into manifests.\n\n%s", id, redactor.String(err.Error())))
 	return state.Manifests
+}
+
+// recordedHooksAndCRDs returns the manifests of the release's hooks and of its chart's CRDs as
+// Helm recorded them for the release's last revision.
+func recordedHooksAndCRDs(rel *release.Release, namespace string, sensitive []string, isNamespaced func(apiVersion, kind string) bool) (map[string]string, error) {
+	var recorded chart.Rendered
+	for _, h := range rel.Hooks {
+		objs, err := manifest.SplitDocuments(h.Manifest)
+		if err != nil {
+			return nil, fmt.Errorf("hook %s: %w", h.Path, err)
+		}
+		recorded.Hooks = append(recorded.Hooks, objs...)
+	}
+	if rel.Chart != nil {
+		for _, crd := range rel.Chart.CRDObjects() {
+			objs, err := manifest.SplitDocuments(string(crd.File.Data))
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", crd.Filename, err)
+			}
+			recorded.CRDs = append(recorded.CRDs, objs...)
+		}
+	}
+	if len(recorded.Hooks)+len(recorded.CRDs) == 0 {
+		return nil, nil
+	}
+	return chart.Manifests(&recorded, namespace, sensitive, isNamespaced)
 }
