@@ -172,6 +172,16 @@ wait_namespace_gone() {
   kubectl delete namespace "$1" --ignore-not-found --wait=true --timeout=5m >/dev/null
 }
 
+# remove_environment NAME deletes the namespace an earlier, interrupted run left for the
+# environment NAME (found by the provider's ownership marker), so every run starts from nothing.
+remove_environment() {
+  local ns
+  for ns in $(kubectl get namespaces -l app.kubernetes.io/managed-by=gitlabk8s -o go-template='{{range .items}}{{if eq (index .metadata.annotations "gitlabk8s.io/environment") "'"$1"'"}}{{.metadata.name}} {{end}}{{end}}'); do
+    log "removing namespace $ns, left by an earlier run for environment $1"
+    wait_namespace_gone "$ns"
+  done
+}
+
 # --- terraform configurations ---------------------------------------------------------------------
 
 tf() { "$TERRAFORM" -chdir="$1" "${@:2}" -no-color; }
@@ -320,7 +330,10 @@ for size in $BENCH_SIZES; do
   runs="$(runs_for "$size")"
   log "size $size: $runs runs"
   dir="$WORK/tf-$size"
-  if [ "$BENCH_PROVIDER" = 1 ]; then write_release_config "$dir" "bench/n$size" "$size" false; fi
+  if [ "$BENCH_PROVIDER" = 1 ]; then
+    remove_environment "bench/n$size"
+    write_release_config "$dir" "bench/n$size" "$size" false
+  fi
   helm_ns="bench-helm-n$size"
   helm_nowait_ns="bench-helm-nowait-n$size"
   if [ "$BENCH_HELM" = 1 ]; then
@@ -368,6 +381,7 @@ done
 if [ "$BENCH_PROVIDER" = 1 ] && [ "$BENCH_FAILURE_RUNS" -gt 0 ]; then
   log "provider failure detection: $BENCH_FAILURE_RUNS runs"
   dir="$WORK/tf-failure"
+  remove_environment "bench/failure"
   write_release_config "$dir" "bench/failure" 10 true
   for run in $(seq 1 "$BENCH_FAILURE_RUNS"); do
     measure 10 provider_failure "$run" fail tf "$dir" apply -auto-approve -input=false
