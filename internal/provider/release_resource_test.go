@@ -191,3 +191,61 @@ func TestAccRelease_ciJobIdentity(t *testing.T) {
 		},
 	})
 }
+
+// A release adopted with an import block: the first plan changes only settings Helm does not
+// record (how values were given, the chart's location and digest), its apply runs no upgrade,
+// and the plan after it is empty.
+func TestAccRelease_importedReleaseIsNotUpgradedForNothing(t *testing.T) {
+	e := testAccRelease(t)
+	release := e.webRelease(`  set = { "image.tag" = "1.26.0" }`)
+	forget := fmt.Sprintf(`
+removed {
+  from = %s
+  lifecycle {
+    destroy = false
+  }
+}
+`, webAddress)
+	adopt := release + fmt.Sprintf(`
+import {
+  to = %s
+  id = "%s/web"
+}
+`, webAddress, e.namespace)
+	revisionIs := func(want string) resource.TestCheckFunc {
+		return func(*terraform.State) error {
+			if got := e.helmRevisions(t, "web"); len(got) != 1 || got[0] != want {
+				return fmt.Errorf("helm history = %v, want [%s]", got, want)
+			}
+			return nil
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: release, Check: revisionIs("1:deployed")},
+			{
+				// Terraform forgets the release; Helm and the cluster keep it.
+				Config: forget,
+				Check:  revisionIs("1:deployed"),
+			},
+			{
+				Config: adopt,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(webAddress, plancheck.ResourceActionUpdate),
+					// Nothing in the cluster changes: the manifests are the ones Helm recorded.
+					plancheck.ExpectKnownValue(webAddress, tfjsonpath.New("revision"), knownvalue.Int64Exact(1)),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(webAddress, tfjsonpath.New("revision"), knownvalue.Int64Exact(1)),
+					statecheck.ExpectKnownValue(webAddress, tfjsonpath.New("chart_digest"), knownvalue.StringRegexp(regexp.MustCompile(`^sha256:[0-9a-f]{64}$`))),
+				},
+				Check: revisionIs("1:deployed"),
+			},
+			{
+				Config:           release,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
+	})
+}
