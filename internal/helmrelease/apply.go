@@ -190,7 +190,7 @@ func (c *Client) install(ctx context.Context, cfg *action.Configuration, spec Sp
 }
 
 func (c *Client) upgrade(ctx context.Context, cfg *action.Configuration, spec Spec, out *Outcome) (*release.Release, error) {
-	stale, _ := failedSinceDeployed(cfg, spec.Name)
+	stale := failedSinceDeployed(cfg, spec.Name)
 	upgrade := action.NewUpgrade(cfg)
 	upgrade.Namespace = spec.Namespace
 	upgrade.Wait = spec.Wait

@@ -20,7 +20,7 @@ type kindLister interface {
 const minBatch = 3
 
 // getAll reads refs, returning nil for objects that do not exist, in the order of refs.
-func getAll(ctx context.Context, reader liveReader, refs []objectRef) ([]*unstructured.Unstructured, error) {
+func getAll(ctx context.Context, reader objectGetter, refs []objectRef) ([]*unstructured.Unstructured, error) {
 	out := make([]*unstructured.Unstructured, len(refs))
 	type group struct {
 		resource  schema.GroupVersionResource

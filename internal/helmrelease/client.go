@@ -43,7 +43,7 @@ type Client struct {
 	opts    Options
 	reader  liveReader
 	// deletions reads only metadata, for deletion waits.
-	deletions liveReader
+	deletions objectGetter
 }
 
 // New returns a Client that uses clients for everything, Helm included.

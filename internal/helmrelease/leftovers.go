@@ -20,11 +20,11 @@ const (
 // failedSinceDeployed returns the failed revisions newer than the newest successful one.
 // Helm upgrades from the last successful revision, so objects that only such a failed (or
 // interrupted) revision created are in no manifest Helm compares with, and would be left
-// behind by the next upgrade.
-func failedSinceDeployed(cfg *action.Configuration, name string) ([]*release.Release, error) {
+// behind by the next upgrade. Without a readable history nothing can be known to be stale.
+func failedSinceDeployed(cfg *action.Configuration, name string) []*release.Release {
 	history, err := cfg.Releases.History(name)
 	if err != nil {
-		return nil, nil // no history: nothing can be stale
+		return nil
 	}
 	newestSuccess := 0
 	for _, r := range history {
@@ -38,7 +38,7 @@ func failedSinceDeployed(cfg *action.Configuration, name string) ([]*release.Rel
 			stale = append(stale, r)
 		}
 	}
-	return stale, nil
+	return stale
 }
 
 // removeLeftovers deletes the objects of stale revisions that rel does not list and that

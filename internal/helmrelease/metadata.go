@@ -40,19 +40,6 @@ func (m metadataReader) List(ctx context.Context, resource schema.GroupVersionRe
 	return byName, nil
 }
 
-// ListPods is not needed by a deletion wait; it lists the pods' metadata.
-func (m metadataReader) ListPods(ctx context.Context, namespace string) ([]*unstructured.Unstructured, error) {
-	byName, err := m.List(ctx, podsResource, namespace)
-	if err != nil {
-		return nil, err
-	}
-	pods := make([]*unstructured.Unstructured, 0, len(byName))
-	for _, pod := range byName {
-		pods = append(pods, pod)
-	}
-	return pods, nil
-}
-
 // metadataObject carries the metadata a deletion wait reads.
 func metadataObject(obj *metav1.PartialObjectMetadata) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{Object: map[string]any{}}

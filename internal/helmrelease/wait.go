@@ -36,10 +36,15 @@ func (r objectRef) key(releaseNamespace string) string {
 	}, releaseNamespace)
 }
 
-// liveReader reads objects from the cluster; tests replace it.
-type liveReader interface {
+// objectGetter reads one object; a reader that is also a kindLister reads many with a LIST.
+type objectGetter interface {
 	// Get returns the object, or nil without an error when it does not exist.
 	Get(ctx context.Context, ref objectRef) (*unstructured.Unstructured, error)
+}
+
+// liveReader reads objects and pods from the cluster; tests replace it.
+type liveReader interface {
+	objectGetter
 	// ListPods returns the pods of a namespace.
 	ListPods(ctx context.Context, namespace string) ([]*unstructured.Unstructured, error)
 }
@@ -84,7 +89,7 @@ const (
 type waiter struct {
 	reader liveReader
 	// deletions reads for the deletion wait; reader when nil.
-	deletions liveReader
+	deletions objectGetter
 	namespace string // the release namespace; object keys are relative to it
 	interval  time.Duration
 	progress  ProgressFunc
@@ -233,9 +238,9 @@ func (w *waiter) waitDeleted(ctx context.Context, refs []objectRef, timeout time
 // remaining returns the objects of refs that still exist, saying what holds them.
 func (w *waiter) remaining(ctx context.Context, refs []objectRef) ([]readiness.Progress, error) {
 	var left []readiness.Progress
-	reader := w.deletions
-	if reader == nil {
-		reader = w.reader
+	var reader objectGetter = w.reader
+	if w.deletions != nil {
+		reader = w.deletions
 	}
 	live, err := getAll(ctx, reader, refs)
 	if err != nil {
