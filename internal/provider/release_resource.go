@@ -39,11 +39,11 @@ const (
 	defaultReleaseAtomic     = true
 	defaultReleaseWait       = true
 	defaultRecoverPending    = true
-	defaultReleaseCascade    = "background"
+	defaultReleaseCascade    = string(helmrelease.CascadeBackground)
 )
 
 // releaseCascades are the deletion cascades a destroy may use, as Helm's --cascade names them.
-var releaseCascades = []string{"background", "foreground", "orphan"}
+var releaseCascades = []string{string(helmrelease.CascadeBackground), string(helmrelease.CascadeForeground), string(helmrelease.CascadeOrphan)}
 
 // releaseResource is gitlabk8s_release: a Helm release whose plan shows every rendered
 // object. Rendering lives in package chart, Helm actions in package helmrelease; the files
@@ -273,7 +273,7 @@ const releaseResourceDescription = "A Helm release whose plan shows exactly what
 // guarantee one of releaseCascades, and state written before the attribute existed has none.
 func (m *releaseModel) cascade() helmrelease.Cascade {
 	if m.Cascade.IsNull() || m.Cascade.IsUnknown() || m.Cascade.ValueString() == "" {
-		return helmrelease.Cascade(defaultReleaseCascade)
+		return helmrelease.CascadeBackground
 	}
 	return helmrelease.Cascade(m.Cascade.ValueString())
 }
