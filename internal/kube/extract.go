@@ -5,6 +5,8 @@ import (
 
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/value"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 )
 
 // extractFields returns the parts of v at the paths of set, in v's own shape: a member of set
@@ -23,7 +25,7 @@ func extractFields(v any, set *fieldpath.Set) any {
 				continue
 			}
 			if x, ok := t[*pe.FieldName]; ok {
-				out[*pe.FieldName] = deepCopy(x)
+				out[*pe.FieldName] = manifest.DeepCopy(x)
 			}
 		}
 		for pe := range set.Children.All() {
@@ -42,7 +44,7 @@ func extractFields(v any, set *fieldpath.Set) any {
 		picked := map[int]any{}
 		for pe := range set.Members.All() {
 			for _, i := range matchingItems(t, pe) {
-				picked[i] = deepCopy(t[i])
+				picked[i] = manifest.DeepCopy(t[i])
 			}
 		}
 		for pe := range set.Children.All() {
@@ -62,26 +64,6 @@ func extractFields(v any, set *fieldpath.Set) any {
 		out := make([]any, 0, len(indexes))
 		for _, i := range indexes {
 			out = append(out, picked[i])
-		}
-		return out
-	default:
-		return v
-	}
-}
-
-// deepCopy copies maps and lists, so the result shares nothing with the live object.
-func deepCopy(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, x := range t {
-			out[k] = deepCopy(x)
-		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i, x := range t {
-			out[i] = deepCopy(x)
 		}
 		return out
 	default:

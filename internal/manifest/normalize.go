@@ -76,6 +76,10 @@ func Normalize(obj Object, defaultNamespace string, namespaced bool) Object {
 	return out
 }
 
+// DeepCopy copies the maps and slices of a JSON-compatible value, so the copy shares nothing
+// with value.
+func DeepCopy(value any) any { return copyValue(value, false) }
+
 // copyMap deep-copies a mapping; see copyValue.
 func copyMap(m map[string]any, dropNulls bool) map[string]any {
 	out := make(map[string]any, len(m))
