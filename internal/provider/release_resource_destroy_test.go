@@ -115,7 +115,12 @@ func TestAccRelease_destroyCascade(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(webAddress, tfjsonpath.New("cascade"), knownvalue.StringExact("background")),
 				},
-				Check: running,
+				Check: func(st *terraform.State) error {
+					if err := running(st); err != nil {
+						return err
+					}
+					return e.holdReplicaSets(t, 5*time.Second)
+				},
 			},
 			{
 				Config: nothing,
@@ -123,7 +128,11 @@ func TestAccRelease_destroyCascade(t *testing.T) {
 					if err := releaseGone(); err != nil {
 						return err
 					}
-					// Background: the garbage collector removes the ReplicaSets and pods afterwards.
+					// Background: destroy did not wait for what the Deployment owned (its
+					// ReplicaSet is still held), and the garbage collector removes it afterwards.
+					if rs, _, _, err := owned(); err != nil || rs == 0 {
+						return fmt.Errorf("cascade = background: %d ReplicaSets of web right after destroy (err %v), want the held one still there", rs, err)
+					}
 					deadline := time.Now().Add(90 * time.Second)
 					for {
 						rs, pods, _, err := owned()
