@@ -62,6 +62,16 @@ resource "gitlabk8s_environment" "test" {
 `, name)
 }
 
+// bothGone checks that neither namespace of the environment is left.
+func (e renamedEnvironment) bothGone(client kubernetes.Interface) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		if err := namespaceGone(client, e.oldNamespace); err != nil {
+			return err
+		}
+		return namespaceGone(client, e.newNamespace)
+	}
+}
+
 // expectReplacedBy checks that the plan replaces address because of exactly the
 // attributes in paths, so the plan tells the user why the environment is replaced.
 func expectReplacedBy(address string, paths ...string) plancheck.PlanCheck {
@@ -156,12 +166,7 @@ func TestAccEnvironment_renameReplacesTheNamespace(t *testing.T) {
 
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy: func(*terraform.State) error {
-			if err := namespaceGone(client, e.oldNamespace); err != nil {
-				return err
-			}
-			return namespaceGone(client, e.newNamespace)
-		},
+		CheckDestroy:             e.bothGone(client),
 		Steps: []resource.TestStep{
 			{
 				Config: e.config("admin", e.oldName),
@@ -219,15 +224,7 @@ func TestAccEnvironment_renameServiceAccountDeletesTheOldOne(t *testing.T) {
 	ctx := context.Background()
 	const newAccount = "ci-deploy"
 	oldAccount := environment.DefaultServiceAccountName
-	config := func(serviceAccount string) string {
-		return fmt.Sprintf(`
-resource "gitlabk8s_environment" "test" {
-  name      = %q
-  namespace = %q
-  %s
-}
-`, name, namespace, serviceAccount)
-	}
+	config := func(serviceAccount string) string { return environmentAs("admin", name, namespace, serviceAccount) }
 	keys := func(account string) map[string]*manifestLines {
 		return map[string]*manifestLines{
 			"ServiceAccount/" + account:                        nil,
@@ -322,12 +319,7 @@ func TestAccEnvironment_renameWithoutDeleteRightKeepsEverything(t *testing.T) {
 
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy: func(*terraform.State) error {
-			if err := namespaceGone(client, e.oldNamespace); err != nil {
-				return err
-			}
-			return namespaceGone(client, e.newNamespace)
-		},
+		CheckDestroy:             e.bothGone(client),
 		Steps: []resource.TestStep{
 			{
 				Config: e.config("admin", e.oldName),
