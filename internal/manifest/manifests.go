@@ -23,33 +23,61 @@ func Manifests(objs []Object, defaultNamespace string, isNamespaced func(apiVers
 
 // Manifests is [Manifests] hiding r's sensitive values as well.
 func (r *Redactor) Manifests(objs []Object, defaultNamespace string, isNamespaced func(apiVersion, kind string) bool) (map[string]string, error) {
+	r = r.withValues(harvestSecretValues(objs))
+	manifests := make(map[string]string, len(objs))
+	err := r.eachKeyed(objs, defaultNamespace, isNamespaced, func(key string, normalized Object) error {
+		r.redactInPlace(normalized)
+		text, err := Render(normalized)
+		if err != nil {
+			return fmt.Errorf("%s: %w", key, err)
+		}
+		manifests[key] = text
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return manifests, nil
+}
+
+// Keys returns the keys [Redactor.Manifests] gives objs, without redacting and rendering them.
+func (r *Redactor) Keys(objs []Object, defaultNamespace string, isNamespaced func(apiVersion, kind string) bool) (map[string]bool, error) {
+	r = r.withValues(harvestSecretValues(objs))
+	keys := make(map[string]bool, len(objs))
+	err := r.eachKeyed(objs, defaultNamespace, isNamespaced, func(key string, _ Object) error {
+		keys[key] = true
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return keys, nil
+}
+
+// eachKeyed normalizes each object and calls fn with its key (redacted by r, as a name could
+// quote a sensitive value) and the normalized copy. Two objects with one key are an error.
+func (r *Redactor) eachKeyed(objs []Object, defaultNamespace string, isNamespaced func(apiVersion, kind string) bool, fn func(key string, normalized Object) error) error {
 	if isNamespaced == nil {
 		isNamespaced = BuiltinIsNamespaced
 	}
-	r = r.withValues(harvestSecretValues(objs))
-	manifests := make(map[string]string, len(objs))
 	indexByKey := make(map[string]int, len(objs))
 	for i, obj := range objs {
 		if err := checkIdentity(obj); err != nil {
-			return nil, fmt.Errorf("object %d: %w", i+1, err)
+			return fmt.Errorf("object %d: %w", i+1, err)
 		}
 		apiVersion, _ := obj["apiVersion"].(string)
 		kind, _ := obj["kind"].(string)
 		normalized := Normalize(obj, defaultNamespace, isNamespaced(apiVersion, kind))
-		// A name could quote a sensitive value; the key is shown too.
 		key := r.String(Key(normalized, defaultNamespace))
 		if first, duplicate := indexByKey[key]; duplicate {
-			return nil, fmt.Errorf("duplicate object %s: objects %d and %d have the same kind, group, namespace and name", key, first+1, i+1)
+			return fmt.Errorf("duplicate object %s: objects %d and %d have the same kind, group, namespace and name", key, first+1, i+1)
 		}
 		indexByKey[key] = i
-		r.redactInPlace(normalized)
-		text, err := Render(normalized)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", key, err)
+		if err := fn(key, normalized); err != nil {
+			return err
 		}
-		manifests[key] = text
 	}
-	return manifests, nil
+	return nil
 }
 
 // clusterScopedKinds are the cluster-scoped kinds built into Kubernetes, as

@@ -215,3 +215,29 @@ func equalObjects(a, b []Object) bool {
 	}
 	return true
 }
+
+// Keys gives exactly the keys of Manifests, redacted the same way, without rendering.
+func TestKeys_sameAsTheKeysOfManifests(t *testing.T) {
+	objs := loadFixture(t)
+	r := NewRedactor([]string{canary})
+	manifests, err := r.Manifests(objs, fixtureNamespace, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := r.Keys(objs, fixtureNamespace, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(keys) != len(manifests) {
+		t.Errorf("Keys gave %d keys, Manifests %d", len(keys), len(manifests))
+	}
+	for key := range manifests {
+		if !keys[key] {
+			t.Errorf("Keys lacks %s", key)
+		}
+	}
+	dup := []Object{objs[0], objs[0]}
+	if _, err := r.Keys(dup, fixtureNamespace, nil); err == nil || !strings.Contains(err.Error(), "duplicate object") {
+		t.Errorf("Keys of a duplicated object: error %v, want a duplicate error", err)
+	}
+}

@@ -99,7 +99,8 @@ func (r *releaseResource) liveManifests(ctx context.Context, env *renderEnv, sta
 		}
 	}
 	sensitive := state.sensitiveValues()
-	desiredManifests, err := chart.Manifests(&chart.Rendered{Objects: desired}, namespace, sensitive, env.isNamespaced)
+	// Only the keys of the recorded objects are needed: they tell objects from hooks and CRDs.
+	desiredKeys, err := manifest.NewRedactor(sensitive).Keys(desired, namespace, env.isNamespaced)
 	var recordedExtras map[string]string
 	if err == nil && len(state.Manifests.Elements()) == 0 {
 		// Imported: no earlier plan recorded the release's hooks and CRDs, so take them as Helm
@@ -114,12 +115,12 @@ func (r *releaseResource) liveManifests(ctx context.Context, env *renderEnv, sta
 				elems[k] = types.StringValue(v)
 			}
 			for k, v := range recordedExtras {
-				if _, isObject := desiredManifests[k]; !isObject {
+				if !desiredKeys[k] {
 					elems[k] = types.StringValue(v)
 				}
 			}
 			for k, v := range state.Manifests.Elements() {
-				if _, isObject := desiredManifests[k]; !isObject {
+				if !desiredKeys[k] {
 					elems[k] = v
 				}
 			}
