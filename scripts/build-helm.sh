@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the helm CLI at HELM_VERSION (lib.sh) from the Go module proxy, for the side-by-side
-# benchmarks (scripts/bench.sh). helm's module has no replace directives, so a plain `go install`
-# works; GOBIN pins where it lands. Prints the path of the binary.
+# benchmarks (scripts/bench.sh) and the tests that run helm on a release (scripts/test.sh exports
+# it as GITLABK8S_HELM). helm's module has no replace directives, so a plain
+# `go install` works; GOBIN pins where it lands. Prints the path of the binary.
 set -euo pipefail
 # shellcheck source=lib.sh
 source "$(dirname "$0")/lib.sh"

@@ -20,6 +20,12 @@ if [ "$(basename "$TF_ACC_TERRAFORM_PATH")" = tofu ]; then
 fi
 log "acceptance tests use $TF_ACC_TERRAFORM_PATH"
 
+# The helm CLI, for the tests that prove a release is an ordinary Helm release (helm list,
+# history, rollback work on it). Cached in $GITLABK8S_BIN_DIR after the first build.
+GITLABK8S_HELM="$("$scripts/build-helm.sh")"
+export GITLABK8S_HELM
+log "helm CLI tests use $GITLABK8S_HELM"
+
 if cluster_running; then
   log "using the running cluster at $APISERVER_URL"
 else
@@ -29,7 +35,7 @@ else
 fi
 export GITLABK8S_TEST_KUBECONFIG="$KUBECONFIG_FILE"
 
-log "unit tests"
-go test ./...
+log "unit tests (race detector on)"
+go test -race ./...
 log "acceptance tests"
 TF_ACC=1 go test -p 1 -count=1 -timeout 60m ./...

@@ -152,14 +152,28 @@ resource "gitlabk8s_release" "web" {
 	})
 }
 
-// helmBinary returns the helm CLI the repository builds (scripts/build-helm.sh), or skips.
+// helmBinary returns the helm CLI to test with: $GITLABK8S_HELM (scripts/test.sh builds helm
+// with scripts/build-helm.sh and exports it), else the newest helm-* build in
+// $GITLABK8S_BIN_DIR or the checkout's bin/. Skips, saying so, when there is none.
 func helmBinary(t *testing.T) string {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	matches, _ := filepath.Glob(filepath.Join(filepath.Dir(file), "..", "..", "bin", "helm-*", "helm"))
-	if len(matches) == 0 {
-		t.Skip("no helm binary in bin/; scripts/build-helm.sh builds one")
+	if path := os.Getenv("GITLABK8S_HELM"); path != "" {
+		if _, err := os.Stat(path); err != nil {
+			t.Fatalf("GITLABK8S_HELM=%s: %v", path, err)
+		}
+		t.Logf("toolchain: helm=%s", path)
+		return path
 	}
+	binDir := os.Getenv("GITLABK8S_BIN_DIR")
+	if binDir == "" {
+		_, file, _, _ := runtime.Caller(0)
+		binDir = filepath.Join(filepath.Dir(file), "..", "..", "bin")
+	}
+	matches, _ := filepath.Glob(filepath.Join(binDir, "helm-*", "helm"))
+	if len(matches) == 0 {
+		t.Skipf("no helm CLI: GITLABK8S_HELM is unset and %s holds no helm-*/helm; scripts/build-helm.sh builds one", binDir)
+	}
+	t.Logf("toolchain: helm=%s", matches[len(matches)-1])
 	return matches[len(matches)-1]
 }
 
