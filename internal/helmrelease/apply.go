@@ -91,38 +91,54 @@ const recoveredDescription = "Interrupted while %s; marked failed by gitlabk8s s
 // cleanupTimeout bounds the bookkeeping done after a cancelled operation.
 const cleanupTimeout = 30 * time.Second
 
-// Apply installs the release, or upgrades it when it exists.
-func (c *Client) Apply(ctx context.Context, spec Spec) (*Outcome, error) {
+// ChangedError is returned when the release's history is no longer what the decision was made
+// on: something else operated on the release between the plan's reading and the apply.
+type ChangedError struct {
+	Release  string
+	Expected Revision
+	Found    Revision
+}
+
+func (e *ChangedError) Error() string {
+	return fmt.Sprintf("release %s changed while it was being applied: its newest revision is %d (%s), expected %d (%s)",
+		e.Release, e.Found.Version, e.Found.Status, e.Expected.Version, e.Expected.Status)
+}
+
+// Apply carries out next, the decision the caller rendered for (see [Client.Next]): the
+// recovery of a release left pending, then the install or the upgrade, which records
+// next.Target.Revision.
+func (c *Client) Apply(ctx context.Context, spec Spec, next Next) (*Outcome, error) {
 	cfg := c.configuration(ctx, spec.Namespace, spec.Capabilities)
 	last, err := lastRelease(cfg, spec.Name)
 	if err != nil {
 		return nil, err
 	}
+	if found := revisionOf(last); found != next.Last {
+		return nil, &ChangedError{Release: releaseID(spec), Expected: next.Last, Found: found}
+	}
 	out := &Outcome{}
-	if last != nil && (last.Info.Status.IsPending() || last.Info.Status == release.StatusUninstalling) {
+	if next.Recovery != RecoveryNone {
 		if !spec.RecoverPending {
 			return nil, &PendingError{Release: releaseID(spec), Status: last.Info.Status, Revision: last.Version}
 		}
-		if out.Recovered, err = c.recover(ctx, cfg, spec, last); err != nil {
-			return nil, err
-		}
-		if last, err = lastRelease(cfg, spec.Name); err != nil {
+		if out.Recovered, err = c.recover(cfg, spec, last, next); err != nil {
 			return nil, err
 		}
 	}
-	if last == nil || last.Info.Status == release.StatusUninstalled {
-		out.Release, err = c.install(ctx, cfg, spec, last != nil)
-	} else {
+	switch next.Operation {
+	case OperationInstall:
+		out.Release, err = c.install(ctx, cfg, spec, next.Replace)
+	default:
 		out.Release, err = c.upgrade(ctx, cfg, spec, out)
 	}
 	return out, err
 }
 
-// recover brings a release left pending by an interrupted run back to a state Helm can
-// operate on. Terraform's state lock means no other run is operating on it.
-func (c *Client) recover(ctx context.Context, cfg *action.Configuration, spec Spec, last *release.Release) (string, error) {
+// recover carries out next.Recovery on a release left pending by an interrupted run, so that
+// Helm can operate on it. Terraform's state lock means no other run is operating on it.
+func (c *Client) recover(cfg *action.Configuration, spec Spec, last *release.Release, next Next) (string, error) {
 	status := last.Info.Status
-	if status == release.StatusPendingInstall || status == release.StatusUninstalling {
+	if next.Recovery == RecoveryUninstall {
 		// Nothing of it ever became ready: remove it and install afresh.
 		c.logf("release %s is %s at revision %d: uninstalling it before installing again", releaseID(spec), status, last.Version)
 		if err := c.uninstall(cfg, spec.Name, spec.Timeout, CascadeForeground, true); err != nil {
@@ -135,25 +151,21 @@ func (c *Client) recover(ctx context.Context, cfg *action.Configuration, spec Sp
 	if err := cfg.Releases.Update(last); err != nil {
 		return "", fmt.Errorf("recover release %s from %s: mark revision %d failed: %w", releaseID(spec), status, last.Version, err)
 	}
+	if next.Recovery == RecoveryMarkFailed {
+		c.logf("release %s was %s at revision %d and has no deployed revision: it was marked failed before upgrading", releaseID(spec), status, last.Version)
+		return fmt.Sprintf("release was %s at revision %d; that revision was marked failed and the release upgraded", status, last.Version), nil
+	}
 	// Helm's upgrade patches from the last deployed revision's manifest, so a field that only
 	// the interrupted revision added would stay on the live objects. Rolling back first patches
 	// from the interrupted revision's manifest, which removes what it added.
-	deployed, err := lastSuccessful(cfg, spec.Name, last.Version)
-	if err != nil {
+	c.logf("release %s is %s at revision %d: rolling back to revision %d, the last deployed, before upgrading", releaseID(spec), status, last.Version, next.RollbackTo)
+	undo := spec
+	// The upgrade that follows waits; waiting for the rollback too would only double the time.
+	undo.Wait = false
+	if err := c.rollback(cfg, undo, next.RollbackTo); err != nil {
 		return "", fmt.Errorf("recover release %s from %s: %w", releaseID(spec), status, err)
 	}
-	if deployed != nil {
-		c.logf("release %s is %s at revision %d: rolling back to revision %d, the last deployed, before upgrading", releaseID(spec), status, last.Version, deployed.Version)
-		undo := spec
-		// The upgrade that follows waits; waiting for the rollback too would only double the time.
-		undo.Wait = false
-		if err := c.rollback(cfg, undo, deployed.Version); err != nil {
-			return "", fmt.Errorf("recover release %s from %s: %w", releaseID(spec), status, err)
-		}
-		return fmt.Sprintf("release was %s at revision %d; it was rolled back to revision %d and upgraded", status, last.Version, deployed.Version), nil
-	}
-	c.logf("release %s was %s at revision %d and has no deployed revision: it was marked failed before upgrading", releaseID(spec), status, last.Version)
-	return fmt.Sprintf("release was %s at revision %d; that revision was marked failed and the release upgraded", status, last.Version), nil
+	return fmt.Sprintf("release was %s at revision %d; it was rolled back to revision %d and upgraded", status, last.Version, next.RollbackTo), nil
 }
 
 func (c *Client) install(ctx context.Context, cfg *action.Configuration, spec Spec, replace bool) (*release.Release, error) {
@@ -221,13 +233,13 @@ func (c *Client) upgrade(ctx context.Context, cfg *action.Configuration, spec Sp
 	switch {
 	case lerr != nil:
 		opErr.UndoErr = lerr
-	case target == nil:
+	case target == 0:
 		opErr.UndoErr = errors.New("no earlier successful revision to roll back to")
 	default:
-		if rerr := c.rollback(cfg, spec, target.Version); rerr != nil {
+		if rerr := c.rollback(cfg, spec, target); rerr != nil {
 			opErr.UndoErr = rerr
 		} else {
-			opErr.Undo = fmt.Sprintf("rolled back to revision %d", target.Version)
+			opErr.Undo = fmt.Sprintf("rolled back to revision %d", target)
 		}
 	}
 	return nil, opErr

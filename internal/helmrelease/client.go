@@ -108,20 +108,22 @@ func lastRelease(cfg *action.Configuration, name string) (*release.Release, erro
 	return last, nil
 }
 
-// lastSuccessful returns the newest deployed or superseded revision older than before, or nil.
-func lastSuccessful(cfg *action.Configuration, name string, before int) (*release.Release, error) {
+// readHistory returns the stored revisions of the release, none when it does not exist.
+func readHistory(cfg *action.Configuration, name string) ([]Revision, error) {
 	history, err := cfg.Releases.History(name)
 	if err != nil && !errors.Is(err, driver.ErrReleaseNotFound) {
 		return nil, fmt.Errorf("read history of release %s: %w", name, err)
 	}
-	var best *release.Release
-	for _, r := range history {
-		ok := r.Info.Status == release.StatusDeployed || r.Info.Status == release.StatusSuperseded
-		if ok && r.Version < before && (best == nil || r.Version > best.Version) {
-			best = r
-		}
+	return revisionsOf(history), nil
+}
+
+// lastSuccessful returns the newest deployed or superseded version older than before, or 0.
+func lastSuccessful(cfg *action.Configuration, name string, before int) (int, error) {
+	history, err := readHistory(cfg, name)
+	if err != nil {
+		return 0, err
 	}
-	return best, nil
+	return newestSuccessful(history, before), nil
 }
 
 // Get returns the newest revision of the release, or ErrNotFound. A release whose newest

@@ -14,7 +14,9 @@
 //   - A release left pending-install, pending-upgrade or pending-rollback by a killed run is
 //     recovered before the next install or upgrade: a pending install is uninstalled and
 //     installed again; a pending upgrade or rollback is rolled back to the last deployed revision
-//     (which removes what the interrupted revision added) and then upgraded.
+//     (which removes what the interrupted revision added) and then upgraded. [Decide] makes
+//     that decision once, with the revision the operation will render ([Next]); the plan
+//     renders that revision and [Client.Apply] carries the same decision out.
 //
 // Before Helm writes anything, a post-renderer ([PlanCheck]) compares the manifests Helm
 // rendered with those the plan showed and aborts, naming the object, when they differ.

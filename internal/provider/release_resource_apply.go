@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
@@ -87,21 +86,18 @@ func (r *releaseResource) apply(ctx context.Context, plan *releaseModel, creatin
 	if env == nil {
 		return
 	}
-	last, err := env.client.Get(ctx, plan.Namespace.ValueString(), plan.Name.ValueString())
-	if err != nil && !errors.Is(err, helmrelease.ErrNotFound) {
+	next, err := env.client.Next(ctx, plan.Namespace.ValueString(), plan.Name.ValueString())
+	if err != nil {
 		diags.AddError("Unable to Read Release", fmt.Sprintf("The history of release %s could not be read, so it was not applied.\n\n%s", id, redactor.String(err.Error())))
 		return
 	}
-	target := renderTarget{revision: 1}
-	if last != nil {
-		if creating && (last.Info.Status == release.StatusDeployed || last.Info.Status == release.StatusSuperseded) {
-			diags.AddError("Release Already Exists", fmt.Sprintf(
-				"Helm release %s already exists (revision %d, %s) and is not managed by this configuration. Import it with "+
-					"`terraform import <address> %s`, or choose another name.", id, last.Version, last.Info.Status, id))
-			return
-		}
-		target = targetAfter(int64(last.Version), string(last.Info.Status))
+	if creating && next.State == helmrelease.StateDeployed {
+		diags.AddError("Release Already Exists", fmt.Sprintf(
+			"Helm release %s already exists (revision %d, %s) and is not managed by this configuration. Import it with "+
+				"`terraform import <address> %s`, or choose another name.", id, next.Last.Version, next.Last.Status, id))
+		return
 	}
+	target := next.Target
 
 	rendered := r.render(ctx, plan, env, target, diags)
 	if rendered == nil {
@@ -143,8 +139,8 @@ func (r *releaseResource) apply(ctx context.Context, plan *releaseModel, creatin
 			},
 		},
 	}
-	tflog.Info(ctx, "applying release "+id, map[string]any{"release": id, "revision": target.revision, "objects": len(planned)})
-	out, err := env.client.Apply(ctx, spec)
+	tflog.Info(ctx, "applying release "+id, map[string]any{"release": id, "revision": target.Revision, "objects": len(planned)})
+	out, err := env.client.Apply(ctx, spec, next)
 	if out != nil && out.Recovered != "" {
 		diags.AddWarning("Release Recovered", fmt.Sprintf("Release %s had been left by an interrupted run: %s.", id, out.Recovered))
 	}
@@ -198,6 +194,7 @@ func applyDiagnostic(id string, creating bool, redactor *manifest.Redactor, err 
 	var (
 		mismatch *helmrelease.PlanMismatchError
 		pending  *helmrelease.PendingError
+		changed  *helmrelease.ChangedError
 		op       *helmrelease.OperationError
 		failed   *helmrelease.FailedError
 		timeout  *helmrelease.TimeoutError
@@ -205,6 +202,10 @@ func applyDiagnostic(id string, creating bool, redactor *manifest.Redactor, err 
 	switch {
 	case errors.As(err, &mismatch):
 		return planMismatchDiagnostic(id, mismatch)
+	case errors.As(err, &changed):
+		return diag.NewErrorDiagnostic("Release Changed During Apply", fmt.Sprintf(
+			"Release %s was not applied: another operation (helm, or another run) changed it after this apply read its history, and "+
+				"nothing was changed by this apply. Check `helm history`, then plan and apply again.\n\n%s", id, redactor.String(err.Error())))
 	case errors.As(err, &pending):
 		return diag.NewErrorDiagnostic("Release Operation In Progress", fmt.Sprintf(
 			"Release %s is %s at revision %d, left by another operation or by a run that was killed, and recover_pending is false. "+

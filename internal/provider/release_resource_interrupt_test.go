@@ -2,8 +2,6 @@ package provider
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -17,8 +15,7 @@ import (
 // class no provisioner serves: it stays Pending, so an apply waits until it is interrupted.
 func writeStuckChart(t *testing.T) string {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "stuck")
-	files := map[string]string{
+	return writeChart(t, "stuck", map[string]string{
 		"Chart.yaml":  "apiVersion: v2\nname: stuck\nversion: 0.1.0\n",
 		"values.yaml": "stuck: false\nmessage: hello\n",
 		"templates/configmap.yaml": `apiVersion: v1
@@ -44,17 +41,7 @@ spec:
       storage: 1Gi
 {{- end }}
 `,
-	}
-	for name, content := range files {
-		path := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	})
 }
 
 func stuckReleaseConfig(namespace, chartDir string, stuck bool, message string) string {

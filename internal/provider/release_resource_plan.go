@@ -92,22 +92,21 @@ func (r *releaseResource) renderEnvironment(ctx context.Context, m *releaseModel
 	return env
 }
 
-// renderTarget is the revision a rendering is for: .Release.Revision and .Release.IsUpgrade.
-type renderTarget struct {
-	revision  int
-	isUpgrade bool
-}
-
-// targetAfter returns the target of the next operation on a release whose newest revision is
-// last (nil when there is none), following what Apply will do.
-func targetAfter(revision int64, status string) renderTarget {
-	switch {
-	case revision <= 0, status == string(release.StatusUninstalled), status == string(release.StatusPendingInstall), status == string(release.StatusUninstalling):
-		// Nothing left, or a pending install that recovery uninstalls: a fresh install.
-		return renderTarget{revision: 1}
-	default:
-		return renderTarget{revision: int(revision) + 1, isUpgrade: true}
+// nextApply decides the next apply of the release from its history in the cluster, or from
+// the state's revision and status when the plan is made without the cluster (or the history
+// cannot be read: the apply reads it again and refuses a rendering the plan did not show).
+func (r *releaseResource) nextApply(ctx context.Context, m *releaseModel, env *renderEnv, state *releaseModel) helmrelease.Next {
+	if env.client != nil {
+		next, err := env.client.Next(ctx, m.Namespace.ValueString(), m.Name.ValueString())
+		if err == nil {
+			return next
+		}
+		tflog.Debug(ctx, "release history unreadable at plan time; deciding from the state", map[string]any{"release": m.releaseID(), "error": redactorFor(m).String(err.Error())})
 	}
+	if state == nil {
+		return helmrelease.Decide(nil)
+	}
+	return helmrelease.DecideFromLast(helmrelease.Revision{Version: int(state.Revision.ValueInt64()), Status: release.Status(state.Status.ValueString())})
 }
 
 // rendering is a chart rendered for a release, with its manifests.
@@ -121,7 +120,7 @@ type rendering struct {
 
 // render loads the chart, merges the values and renders the release's manifests. Errors
 // become diagnostics on the attribute they concern.
-func (r *releaseResource) render(ctx context.Context, m *releaseModel, env *renderEnv, target renderTarget, diags *diag.Diagnostics) *rendering {
+func (r *releaseResource) render(ctx context.Context, m *releaseModel, env *renderEnv, target helmrelease.Target, diags *diag.Diagnostics) *rendering {
 	loaded := r.load(ctx, m, diags)
 	if loaded == nil {
 		return nil
@@ -157,13 +156,13 @@ func (r *releaseResource) load(ctx context.Context, m *releaseModel, diags *diag
 }
 
 // renderLoaded renders a loaded chart for target.
-func (r *releaseResource) renderLoaded(ctx context.Context, m *releaseModel, env *renderEnv, target renderTarget, loaded *rendering, diags *diag.Diagnostics) *rendering {
+func (r *releaseResource) renderLoaded(ctx context.Context, m *releaseModel, env *renderEnv, target helmrelease.Target, loaded *rendering, diags *diag.Diagnostics) *rendering {
 	redactor := redactorFor(m)
 	out := &rendering{loaded: loaded.loaded, values: loaded.values}
 	out.options = chart.RenderOptions{
 		ReleaseName: m.Name.ValueString(), Namespace: m.Namespace.ValueString(),
 		KubeVersion: env.kubeVersion, APIVersions: env.apiVersions,
-		IsUpgrade: target.isUpgrade, Revision: target.revision,
+		IsUpgrade: target.IsUpgrade, Revision: target.Revision,
 	}
 	var err error
 	if out.rendered, err = chart.Render(ctx, out.loaded, out.values, out.options); err != nil {
@@ -314,33 +313,27 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if loaded == nil {
 		return
 	}
-	target := renderTarget{revision: 1}
-	if state != nil {
-		target = targetAfter(state.Revision.ValueInt64(), state.Status.ValueString())
+	if state != nil && state.Status.ValueString() == string(release.StatusDeployed) && state.Revision.ValueInt64() > 0 {
 		// Compare with what the current revision renders: objects that use .Release.Revision or
 		// .Release.IsUpgrade (hooks, often) differ in every revision, and must not make the plan
 		// of an unchanged release non-empty.
-		if state.Status.ValueString() == string(release.StatusDeployed) && state.Revision.ValueInt64() > 0 {
-			current := renderTarget{revision: int(state.Revision.ValueInt64()), isUpgrade: state.Revision.ValueInt64() > 1}
-			same := r.renderLoaded(ctx, &plan, env, current, loaded, &resp.Diagnostics)
-			if same == nil {
-				return
-			}
-			if sameManifests(same.manifests, state.Manifests) && same.loaded.Version == state.ChartVersion.ValueString() {
-				plan.Manifests, plan.Revision, plan.Status = state.Manifests, state.Revision, state.Status
-				plan.ChartVersion = types.StringValue(same.loaded.Version)
-				plan.AppVersion = types.StringValue(same.loaded.AppVersion)
-				plan.ChartDigest = types.StringValue(same.loaded.Digest)
-				resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-				return
-			}
+		current := helmrelease.Target{Revision: int(state.Revision.ValueInt64()), IsUpgrade: state.Revision.ValueInt64() > 1}
+		same := r.renderLoaded(ctx, &plan, env, current, loaded, &resp.Diagnostics)
+		if same == nil {
+			return
 		}
-	} else if env.client != nil {
-		// A release may exist from an earlier run whose create failed; the apply continues it.
-		if last, err := env.client.Get(ctx, plan.Namespace.ValueString(), plan.Name.ValueString()); err == nil {
-			target = targetAfter(int64(last.Version), string(last.Info.Status))
+		if sameManifests(same.manifests, state.Manifests) && same.loaded.Version == state.ChartVersion.ValueString() {
+			plan.Manifests, plan.Revision, plan.Status = state.Manifests, state.Revision, state.Status
+			plan.ChartVersion = types.StringValue(same.loaded.Version)
+			plan.AppVersion = types.StringValue(same.loaded.AppVersion)
+			plan.ChartDigest = types.StringValue(same.loaded.Digest)
+			resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+			return
 		}
 	}
+	// A release may also exist without a state, from an earlier run whose create failed; the
+	// apply continues it.
+	target := r.nextApply(ctx, &plan, env, state).Target
 	first := r.renderLoaded(ctx, &plan, env, target, loaded, &resp.Diagnostics)
 	if first == nil {
 		return
@@ -378,7 +371,7 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 
 // varyingObjects renders again and returns the keys of the objects that came out
 // differently.
-func (r *releaseResource) varyingObjects(ctx context.Context, m *releaseModel, env *renderEnv, target renderTarget, first *rendering) []string {
+func (r *releaseResource) varyingObjects(ctx context.Context, m *releaseModel, env *renderEnv, target helmrelease.Target, first *rendering) []string {
 	again, err := chart.Render(ctx, first.loaded, first.values, first.options)
 	if err != nil || (again.Manifest == first.rendered.Manifest && reflect.DeepEqual(again.Hooks, first.rendered.Hooks)) {
 		return nil

@@ -9,27 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-func TestTargetAfter(t *testing.T) {
-	tests := []struct {
-		revision int64
-		status   string
-		want     renderTarget
-	}{
-		{revision: 0, status: "", want: renderTarget{revision: 1}},
-		{revision: 3, status: "deployed", want: renderTarget{revision: 4, isUpgrade: true}},
-		{revision: 2, status: "failed", want: renderTarget{revision: 3, isUpgrade: true}},
-		{revision: 2, status: "pending-upgrade", want: renderTarget{revision: 3, isUpgrade: true}},
-		// Recovery uninstalls a pending install, then installs afresh.
-		{revision: 1, status: "pending-install", want: renderTarget{revision: 1}},
-		{revision: 4, status: "uninstalling", want: renderTarget{revision: 1}},
-	}
-	for _, tt := range tests {
-		if got := targetAfter(tt.revision, tt.status); got != tt.want {
-			t.Errorf("targetAfter(%d, %q) = %+v, want %+v", tt.revision, tt.status, got, tt.want)
-		}
-	}
-}
-
 func manifestsMap(t *testing.T, m map[string]string) types.Map {
 	t.Helper()
 	elems := map[string]attr.Value{}

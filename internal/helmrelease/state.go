@@ -1,0 +1,172 @@
+package helmrelease
+
+import (
+	"context"
+
+	"helm.sh/helm/v3/pkg/release"
+)
+
+// State is where a release stands, as far as its next apply is concerned.
+type State string
+
+const (
+	// StateAbsent: no revision, or only a history kept by an uninstall.
+	StateAbsent State = "absent"
+	// StateDeployed: the newest revision is deployed (or superseded, which Helm upgrades the same way).
+	StateDeployed State = "deployed"
+	// StateFailed: the newest revision failed; Helm upgrades it like a deployed one.
+	StateFailed State = "failed"
+	// StatePendingInstall: an install or uninstall was interrupted; nothing of it is trusted.
+	StatePendingInstall State = "pending-install"
+	// StatePendingUpgrade: an upgrade or rollback was interrupted.
+	StatePendingUpgrade State = "pending-upgrade"
+)
+
+// Operation is the Helm action that brings a release to the planned revision.
+type Operation string
+
+const (
+	OperationInstall Operation = "install"
+	OperationUpgrade Operation = "upgrade"
+)
+
+// Recovery is what is done to a release left pending before the operation runs.
+type Recovery string
+
+const (
+	// RecoveryNone: the release is not pending.
+	RecoveryNone Recovery = ""
+	// RecoveryUninstall removes a pending install (or uninstall) entirely; the install starts afresh.
+	RecoveryUninstall Recovery = "uninstall"
+	// RecoveryRollback marks the interrupted revision failed and rolls back to the newest
+	// successful one, which writes a revision of its own; the upgrade follows.
+	RecoveryRollback Recovery = "rollback"
+	// RecoveryMarkFailed marks the interrupted revision failed; with no successful revision
+	// to roll back to, the upgrade follows directly.
+	RecoveryMarkFailed Recovery = "mark-failed"
+)
+
+// Target is the revision an operation renders and records: .Release.Revision and
+// .Release.IsUpgrade.
+type Target struct {
+	Revision  int
+	IsUpgrade bool
+}
+
+// Revision is one stored revision of a release: all the decision reads of it.
+type Revision struct {
+	Version int
+	Status  release.Status
+}
+
+// Next is the one decision about a release's next apply: the plan renders Target, and Apply
+// carries out Recovery and Operation, which write exactly Target.Revision.
+type Next struct {
+	State State
+	// Last is the newest stored revision, the zero Revision when there is none.
+	Last Revision
+	// Recovery is what is done first; RollbackTo is the revision RecoveryRollback returns to.
+	Recovery   Recovery
+	RollbackTo int
+	Operation  Operation
+	// Replace installs over a history an uninstall kept, as `helm install --replace`.
+	Replace bool
+	Target  Target
+}
+
+// Decide returns the next apply of a release whose stored revisions are history (any order).
+func Decide(history []Revision) Next {
+	var last Revision
+	for _, r := range history {
+		if r.Version > last.Version {
+			last = r
+		}
+	}
+	next := Next{Last: last, State: stateOf(last)}
+	switch next.State {
+	case StateAbsent:
+		// Helm's install renders revision 1 even when it replaces a kept history.
+		next.Operation, next.Replace, next.Target = OperationInstall, last.Version > 0, Target{Revision: 1}
+	case StatePendingInstall:
+		next.Recovery, next.Operation, next.Target = RecoveryUninstall, OperationInstall, Target{Revision: 1}
+	case StatePendingUpgrade:
+		next.Operation = OperationUpgrade
+		if ok := newestSuccessful(history, last.Version); ok > 0 {
+			// The rollback writes last+1, the upgrade last+2.
+			next.Recovery, next.RollbackTo = RecoveryRollback, ok
+			next.Target = Target{Revision: last.Version + 2, IsUpgrade: true}
+		} else {
+			next.Recovery, next.Target = RecoveryMarkFailed, Target{Revision: last.Version + 1, IsUpgrade: true}
+		}
+	default:
+		next.Operation, next.Target = OperationUpgrade, Target{Revision: last.Version + 1, IsUpgrade: true}
+	}
+	return next
+}
+
+// DecideFromLast decides from the newest revision alone, when the history cannot be read (a
+// plan without the cluster). An earlier revision is taken to have been deployed, as it is
+// whenever an upgrade was interrupted; if that is wrong, the apply, which decides from the
+// history, renders another revision and refuses to apply what the plan did not show.
+func DecideFromLast(last Revision) Next {
+	history := []Revision{last}
+	if last.Version > 1 {
+		history = append(history, Revision{Version: last.Version - 1, Status: release.StatusSuperseded})
+	}
+	return Decide(history)
+}
+
+func stateOf(last Revision) State {
+	switch last.Status {
+	case "", release.StatusUnknown, release.StatusUninstalled:
+		return StateAbsent
+	case release.StatusDeployed, release.StatusSuperseded:
+		return StateDeployed
+	case release.StatusPendingInstall, release.StatusUninstalling:
+		return StatePendingInstall
+	case release.StatusPendingUpgrade, release.StatusPendingRollback:
+		return StatePendingUpgrade
+	default:
+		return StateFailed
+	}
+}
+
+// newestSuccessful returns the newest deployed or superseded version older than before, or 0.
+func newestSuccessful(history []Revision, before int) int {
+	best := 0
+	for _, r := range history {
+		if (r.Status == release.StatusDeployed || r.Status == release.StatusSuperseded) && r.Version < before && r.Version > best {
+			best = r.Version
+		}
+	}
+	return best
+}
+
+func revisionsOf(history []*release.Release) []Revision {
+	out := make([]Revision, 0, len(history))
+	for _, r := range history {
+		out = append(out, revisionOf(r))
+	}
+	return out
+}
+
+// revisionOf returns the version and status of rel, the zero Revision for nil.
+func revisionOf(rel *release.Release) Revision {
+	if rel == nil {
+		return Revision{}
+	}
+	rev := Revision{Version: rel.Version}
+	if rel.Info != nil {
+		rev.Status = rel.Info.Status
+	}
+	return rev
+}
+
+// Next reads the release's history and decides its next apply.
+func (c *Client) Next(ctx context.Context, namespace, name string) (Next, error) {
+	history, err := readHistory(c.configuration(ctx, namespace, nil), name)
+	if err != nil {
+		return Next{}, err
+	}
+	return Decide(history), nil
+}

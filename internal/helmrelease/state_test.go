@@ -1,0 +1,100 @@
+package helmrelease
+
+import (
+	"testing"
+
+	"helm.sh/helm/v3/pkg/release"
+)
+
+func history(statuses ...release.Status) []Revision {
+	out := make([]Revision, len(statuses))
+	for i, s := range statuses {
+		out[i] = Revision{Version: i + 1, Status: s}
+	}
+	return out
+}
+
+func TestDecide(t *testing.T) {
+	const (
+		deployed       = release.StatusDeployed
+		superseded     = release.StatusSuperseded
+		failed         = release.StatusFailed
+		pendingInstall = release.StatusPendingInstall
+		pendingUpgrade = release.StatusPendingUpgrade
+	)
+	tests := []struct {
+		name    string
+		history []Revision
+		want    Next
+	}{
+		{name: "none", want: Next{State: StateAbsent, Operation: OperationInstall, Target: Target{Revision: 1}}},
+		{
+			name:    "deployed",
+			history: history(superseded, superseded, deployed),
+			want:    Next{State: StateDeployed, Last: Revision{3, deployed}, Operation: OperationUpgrade, Target: Target{Revision: 4, IsUpgrade: true}},
+		},
+		{
+			name:    "failed install",
+			history: history(failed),
+			want:    Next{State: StateFailed, Last: Revision{1, failed}, Operation: OperationUpgrade, Target: Target{Revision: 2, IsUpgrade: true}},
+		},
+		{
+			// Install replaces a kept history but renders revision 1, as Helm's install does.
+			name:    "uninstalled with history kept",
+			history: history(superseded, release.StatusUninstalled),
+			want:    Next{State: StateAbsent, Last: Revision{2, release.StatusUninstalled}, Operation: OperationInstall, Replace: true, Target: Target{Revision: 1}},
+		},
+		{
+			name:    "pending install",
+			history: history(pendingInstall),
+			want:    Next{State: StatePendingInstall, Last: Revision{1, pendingInstall}, Recovery: RecoveryUninstall, Operation: OperationInstall, Target: Target{Revision: 1}},
+		},
+		{
+			name:    "uninstalling",
+			history: history(superseded, release.StatusUninstalling),
+			want:    Next{State: StatePendingInstall, Last: Revision{2, release.StatusUninstalling}, Recovery: RecoveryUninstall, Operation: OperationInstall, Target: Target{Revision: 1}},
+		},
+		{
+			// The rollback to 2 writes revision 4; the upgrade writes 5.
+			name:    "pending upgrade",
+			history: history(superseded, deployed, pendingUpgrade),
+			want: Next{State: StatePendingUpgrade, Last: Revision{3, pendingUpgrade}, Recovery: RecoveryRollback, RollbackTo: 2,
+				Operation: OperationUpgrade, Target: Target{Revision: 5, IsUpgrade: true}},
+		},
+		{
+			name:    "pending rollback rolls back to the newest successful before it",
+			history: history(superseded, failed, release.StatusPendingRollback),
+			want: Next{State: StatePendingUpgrade, Last: Revision{3, release.StatusPendingRollback}, Recovery: RecoveryRollback, RollbackTo: 1,
+				Operation: OperationUpgrade, Target: Target{Revision: 5, IsUpgrade: true}},
+		},
+		{
+			name:    "pending upgrade with nothing to roll back to",
+			history: history(failed, pendingUpgrade),
+			want: Next{State: StatePendingUpgrade, Last: Revision{2, pendingUpgrade}, Recovery: RecoveryMarkFailed,
+				Operation: OperationUpgrade, Target: Target{Revision: 3, IsUpgrade: true}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// Helm's storage returns revisions in no particular order.
+			reversed := make([]Revision, 0, len(tt.history))
+			for i := len(tt.history) - 1; i >= 0; i-- {
+				reversed = append(reversed, tt.history[i])
+			}
+			if got := Decide(reversed); got != tt.want {
+				t.Errorf("Decide = %+v\nwant     %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDecideFromLast(t *testing.T) {
+	// Without the history, a pending upgrade is taken to have a deployed revision before it.
+	got := DecideFromLast(Revision{Version: 2, Status: release.StatusPendingUpgrade})
+	if got.Recovery != RecoveryRollback || got.RollbackTo != 1 || got.Target != (Target{Revision: 4, IsUpgrade: true}) {
+		t.Errorf("DecideFromLast(2 pending-upgrade) = %+v, want a rollback to 1 and revision 4", got)
+	}
+	if got := DecideFromLast(Revision{}); got.Operation != OperationInstall || got.Target != (Target{Revision: 1}) {
+		t.Errorf("DecideFromLast(none) = %+v, want an install of revision 1", got)
+	}
+}
