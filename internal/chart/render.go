@@ -54,6 +54,9 @@ type Rendered struct {
 	// Notes is the rendered NOTES.txt of the top chart. It may contain
 	// sensitive values.
 	Notes string
+	// ObjectSources, HookSources and CRDSources name the chart file each of
+	// Objects, Hooks and CRDs comes from, by index ("web/templates/deployment.yaml").
+	ObjectSources, HookSources, CRDSources []string
 }
 
 // DefaultAPIVersions returns Helm's default .Capabilities.APIVersions, the
@@ -134,6 +137,7 @@ func Render(ctx context.Context, l *Loaded, values map[string]any, o RenderOptio
 			return nil, fmt.Errorf("render chart %s: %s: %w", name, m.Name, err)
 		}
 		out.Objects = append(out.Objects, objs...)
+		out.ObjectSources = appendSource(out.ObjectSources, m.Name, len(objs))
 	}
 	out.Manifest = text.String()
 
@@ -143,6 +147,7 @@ func Render(ctx context.Context, l *Loaded, values map[string]any, o RenderOptio
 			return nil, fmt.Errorf("render chart %s: hook %s: %w", name, h.Path, err)
 		}
 		out.Hooks = append(out.Hooks, objs...)
+		out.HookSources = appendSource(out.HookSources, h.Path, len(objs))
 	}
 
 	for _, crd := range ch.CRDObjects() {
@@ -151,8 +156,17 @@ func Render(ctx context.Context, l *Loaded, values map[string]any, o RenderOptio
 			return nil, fmt.Errorf("chart %s: %s: %w", name, crd.Filename, err)
 		}
 		out.CRDs = append(out.CRDs, objs...)
+		out.CRDSources = appendSource(out.CRDSources, crd.Filename, len(objs))
 	}
 	return out, nil
+}
+
+// appendSource appends file n times, once for each object it held.
+func appendSource(sources []string, file string, n int) []string {
+	for range n {
+		sources = append(sources, file)
+	}
+	return sources
 }
 
 // takeNotes removes every NOTES.txt from files, as Helm does, and returns

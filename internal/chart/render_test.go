@@ -320,3 +320,26 @@ func nested(obj map[string]any, fields ...string) any {
 	}
 	return value
 }
+
+func TestRender_sourcesNameEachObjectsFile(t *testing.T) {
+	r := render(t, loadFixture(t, "checks"), Values{Set: map[string]string{"legacyPodDisruptionBudget": "true"}}, RenderOptions{ReleaseName: "checks", Namespace: "review"})
+	got := map[string]string{}
+	for i, o := range r.Objects {
+		got[o["kind"].(string)] = r.ObjectSources[i]
+	}
+	for i, o := range r.CRDs {
+		got[o["kind"].(string)] = r.CRDSources[i]
+	}
+	want := map[string]string{
+		"Deployment":               "checks/templates/deployment.yaml",
+		"Service":                  "checks/templates/service.yaml",
+		"PodDisruptionBudget":      "checks/templates/pdb.yaml",
+		"CustomResourceDefinition": "checks/crds/gadgets.yaml",
+	}
+	if !reflect.DeepEqual(want, got) {
+		t.Errorf("sources = %v, want %v", got, want)
+	}
+	if len(r.ObjectSources) != len(r.Objects) || len(r.HookSources) != len(r.Hooks) {
+		t.Errorf("%d sources for %d objects, %d for %d hooks", len(r.ObjectSources), len(r.Objects), len(r.HookSources), len(r.Hooks))
+	}
+}

@@ -1,0 +1,102 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/validate"
+)
+
+// checkRendering refuses, at plan time, what the apply would fail on: API versions the
+// target Kubernetes version does not serve (deprecated ones warn) and fields the kinds'
+// schemas do not accept. The target version is kube_version when set, else the cluster's.
+func (r *releaseResource) checkRendering(ctx context.Context, m *releaseModel, env *renderEnv, rendered *rendering, diags *diag.Diagnostics) {
+	objs := checkedObjects(m, rendered)
+	target, err := validate.ParseVersion(env.kubeVersion)
+	if err != nil {
+		// Helm's defaults stand in for an unknown cluster: only the schemas are checked.
+		target = validate.Version{}
+	}
+	findings := validate.Check(objs, target)
+	tflog.Debug(ctx, "checked rendered objects", map[string]any{"release": m.releaseID(), "objects": len(objs), "findings": len(findings), "kube_version": target.String()})
+	for _, f := range findings {
+		addFindingDiagnostic(m, f, target, diags)
+	}
+}
+
+// checkedObjects pairs every rendered object (CRDs, objects, hooks) with its manifest key and
+// chart file.
+func checkedObjects(m *releaseModel, rendered *rendering) []validate.Object {
+	redactor := redactorFor(m)
+	namespace := m.Namespace.ValueString()
+	r := rendered.rendered
+	objs := make([]validate.Object, 0, len(r.CRDs)+len(r.Objects)+len(r.Hooks))
+	add := func(items []manifest.Object, sources []string) {
+		for i, o := range items {
+			var source string
+			if i < len(sources) {
+				source = sources[i]
+			}
+			objs = append(objs, validate.Object{Key: redactor.String(manifest.Key(o, namespace)), Source: source, Object: o})
+		}
+	}
+	add(r.CRDs, r.CRDSources)
+	add(r.Objects, r.ObjectSources)
+	add(r.Hooks, r.HookSources)
+	return objs
+}
+
+func addFindingDiagnostic(m *releaseModel, f validate.Finding, target validate.Version, diags *diag.Diagnostics) {
+	at := path.Root("manifests").AtMapKey(f.Key)
+	object := fmt.Sprintf("%s (%s %s", f.Key, f.APIVersion, f.Kind)
+	if f.Source != "" {
+		object += ", from " + f.Source
+	}
+	object += ")"
+	lc := f.Lifecycle
+	switch f.Problem {
+	case validate.RemovedAPI:
+		when := "was removed in Kubernetes " + lc.Removed.String()
+		if lc.Unlisted {
+			when = "is not served by Kubernetes " + lc.Removed.String() + " (removed in that version or earlier)"
+		}
+		diags.AddAttributeError(at, "API Version Not Served", fmt.Sprintf(
+			"Release %s: %s uses an API version that %s; the target is Kubernetes %s, so the apply would fail. %s",
+			m.releaseID(), object, when, target, replacementAdvice(lc)))
+	case validate.NotYetServedAPI:
+		diags.AddAttributeError(at, "API Version Not Served", fmt.Sprintf(
+			"Release %s: %s uses an API version introduced in Kubernetes %s; the target is Kubernetes %s, so the apply would fail. "+
+				"Use an API version the target serves, or upgrade the cluster first.", m.releaseID(), object, lc.Introduced, target))
+	case validate.DeprecatedAPI:
+		when := fmt.Sprintf("is deprecated since Kubernetes %s", lc.Deprecated)
+		if !lc.Removed.IsZero() && !lc.Unlisted {
+			when += " and removed in " + lc.Removed.String()
+		}
+		if lc.Unlisted {
+			when = fmt.Sprintf("is not served by Kubernetes %s any more (and may already be removed in %s)", lc.Removed, target)
+		}
+		diags.AddAttributeWarning(at, "Deprecated API Version", fmt.Sprintf(
+			"Release %s: %s uses an API version that %s. %s", m.releaseID(), object, when, replacementAdvice(lc)))
+	case validate.InvalidField:
+		lines := make([]string, 0, len(f.Fields))
+		for _, fe := range f.Fields {
+			lines = append(lines, "  "+fe.Path+": "+fe.Message)
+		}
+		diags.AddAttributeError(at, "Invalid Object Fields", fmt.Sprintf(
+			"Release %s: %s has fields its schema does not accept, so the API server would refuse it or drop them:\n%s\n\n"+
+				"Fix the template or the values that produce these fields.", m.releaseID(), object, redactorFor(m).String(strings.Join(lines, "\n"))))
+	}
+}
+
+func replacementAdvice(lc *validate.Lifecycle) string {
+	if lc.Replacement != "" {
+		return "Use " + lc.Replacement + " instead (update the chart, or a chart value that picks the API version)."
+	}
+	return "Kubernetes names no replacement: update the chart, or remove the object."
+}

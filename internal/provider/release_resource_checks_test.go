@@ -1,0 +1,76 @@
+package provider
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chartserver"
+)
+
+// checksRelease is a release of the checks fixture chart with the given values set.
+func checksRelease(namespace, set string) string {
+	return fmt.Sprintf(`
+resource "gitlabk8s_release" "checks" {
+  name      = "checks"
+  namespace = %q
+  chart     = %q
+  set       = {%s}
+}
+`, namespace, chartserver.FixtureChart("checks"), set)
+}
+
+// offlineProvider pins the Kubernetes version, as a merge-request pipeline without cluster
+// credentials does.
+func offlineProvider(kubeVersion string) string {
+	return fmt.Sprintf("provider \"gitlabk8s\" {\n  kube_version = %q\n}\n", kubeVersion)
+}
+
+// Without credentials, the plan still refuses removed API versions and invalid fields,
+// against the pinned Kubernetes version, naming the object, the field and the template.
+func TestRelease_checksWithoutCluster(t *testing.T) {
+	t.Setenv("KUBECONFIG", "")
+	t.Setenv("HOME", t.TempDir())
+	const ns = "review-checks"
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:      offlineProvider("v1.30.4") + checksRelease(ns, `"misspelledField" = "true"`),
+				PlanOnly:    true,
+				ExpectError: wrappedPattern(`(?s)Invalid Object Fields.*Deployment.apps/checks.*checks/templates/deployment.yaml.*\.spec\.template\.spec\.contianers: field not declared in schema`),
+			},
+			{
+				Config:      offlineProvider("v1.30.4") + checksRelease(ns, `"replicasAsText" = "true"`),
+				PlanOnly:    true,
+				ExpectError: wrappedPattern(`(?s)Invalid Object Fields.*\.spec\.replicas: expected numeric`),
+			},
+			{
+				Config:   offlineProvider("v1.30.4") + checksRelease(ns, `"legacyPodDisruptionBudget" = "true"`),
+				PlanOnly: true,
+				ExpectError: wrappedPattern(`(?s)API Version Not Served.*PodDisruptionBudget.policy/checks.*policy/v1beta1.*` +
+					`checks/templates/pdb.yaml.*removed in Kubernetes 1.25.*Kubernetes 1.30.*Use policy/v1 PodDisruptionBudget`),
+			},
+			{
+				Config:      offlineProvider("v1.30.4") + checksRelease(ns, `"gadget" = "true", "gadgetSizeAsText" = "true"`),
+				PlanOnly:    true,
+				ExpectError: wrappedPattern(`(?s)Invalid Object Fields.*Gadget.checks.gitlabk8s.io/checks.*\.spec\.size: Invalid value.*must be of type integer`),
+			},
+			{
+				// Deprecated but served by the pinned version: a warning, and the plan goes on.
+				Config:             offlineProvider("v1.23.0") + checksRelease(ns, `"legacyPodDisruptionBudget" = "true", "gadget" = "true"`),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			},
+		},
+	})
+}
+
+// wrappedPattern compiles a pattern in which each space matches any whitespace, as Terraform
+// wraps diagnostics at word boundaries.
+func wrappedPattern(pattern string) *regexp.Regexp {
+	return regexp.MustCompile(strings.ReplaceAll(pattern, " ", `\s+`))
+}

@@ -1,0 +1,111 @@
+package validate
+
+import (
+	"sort"
+	"strings"
+
+	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
+	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// crdVersion is the schema of one served version of a CustomResourceDefinition.
+type crdVersion struct {
+	structural *structuralschema.Structural
+	validator  apiservervalidation.SchemaValidator
+}
+
+// crdSet holds the schemas of the CustomResourceDefinitions among the objects checked, by
+// group, version and kind. A version without a schema accepts anything.
+type crdSet map[schema.GroupVersionKind]*crdVersion
+
+// crdSchemas collects the schemas of the apiextensions.k8s.io/v1 CustomResourceDefinitions
+// in objs. A definition that does not convert is skipped: the API server will refuse it on
+// its own terms, and its resources are then left unchecked.
+func crdSchemas(objs []Object) crdSet {
+	set := crdSet{}
+	for _, o := range objs {
+		if o.Object["apiVersion"] != "apiextensions.k8s.io/v1" || o.Object["kind"] != "CustomResourceDefinition" {
+			continue
+		}
+		var crd apiextensionsv1.CustomResourceDefinition
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &crd); err != nil {
+			continue
+		}
+		for _, v := range crd.Spec.Versions {
+			gvk := schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Spec.Names.Kind}
+			set[gvk] = compileCRDVersion(v.Schema)
+		}
+	}
+	return set
+}
+
+func compileCRDVersion(v *apiextensionsv1.CustomResourceValidation) *crdVersion {
+	if v == nil || v.OpenAPIV3Schema == nil {
+		return &crdVersion{}
+	}
+	var internal apiextensions.JSONSchemaProps
+	if err := apiextensionsv1.Convert_v1_JSONSchemaProps_To_apiextensions_JSONSchemaProps(v.OpenAPIV3Schema, &internal, nil); err != nil {
+		return &crdVersion{}
+	}
+	out := &crdVersion{}
+	if s, err := structuralschema.NewStructural(&internal); err == nil {
+		out.structural = s
+	}
+	if validator, _, err := apiservervalidation.NewSchemaValidator(&internal); err == nil {
+		out.validator = validator
+	}
+	return out
+}
+
+func (s crdSet) defines(apiVersion, kind string) bool {
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil {
+		return false
+	}
+	_, ok := s[gv.WithKind(kind)]
+	return ok
+}
+
+// check validates a custom resource as the API server does on create: its fields against
+// the schema, and the fields the schema does not declare (which the server would prune, or
+// refuse under strict field validation).
+func (s crdSet) check(obj map[string]any) []FieldError {
+	gv, _ := schema.ParseGroupVersion(stringField(obj, "apiVersion"))
+	kind := stringField(obj, "kind")
+	v := s[gv.WithKind(kind)]
+	var fields []FieldError
+	if v.structural != nil {
+		// Pruning changes what it is given; check a copy.
+		pruned := runtime.DeepCopyJSON(obj)
+		opts := structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true}
+		for _, p := range pruning.PruneWithOptions(pruned, v.structural, true, opts) {
+			fields = append(fields, FieldError{Path: "." + p, Message: "field not declared in schema"})
+		}
+	}
+	if v.validator != nil {
+		for _, e := range apiservervalidation.ValidateCustomResource(nil, obj, v.validator) {
+			fields = append(fields, fieldErrorOf(e))
+		}
+	}
+	sort.Slice(fields, func(i, j int) bool { return fields[i].Path < fields[j].Path })
+	return fields
+}
+
+func fieldErrorOf(e *field.Error) FieldError {
+	path := e.Field
+	if path != "" && !strings.HasPrefix(path, ".") && !strings.HasPrefix(path, "[") {
+		path = "." + path
+	}
+	return FieldError{Path: path, Message: e.ErrorBody()}
+}
+
+func stringField(obj map[string]any, name string) string {
+	s, _ := obj[name].(string)
+	return s
+}
