@@ -95,7 +95,8 @@ func ParseVersion(s string) (Version, error) {
 }
 
 // Check checks objs for Kubernetes target and returns what it found, in the order of objs.
-// An object whose API version is not served is not checked further.
+// An object whose API version is not served is not checked further. A zero target (the
+// version is not known) checks fields only.
 func Check(objs []Object, target Version) []Finding {
 	crds := crdSchemas(objs)
 	var findings []Finding
@@ -112,7 +113,7 @@ func Check(objs []Object, target Version) []Finding {
 			continue
 		}
 		lc, known := LifecycleOf(apiVersion, kind)
-		if known {
+		if known && !target.IsZero() {
 			if problem := lc.problemAt(target); problem != "" {
 				f := base
 				f.Problem, f.Lifecycle = problem, &lc

@@ -172,3 +172,11 @@ func TestLibraryVersion(t *testing.T) {
 		t.Errorf("LibraryVersion() = %v, want the version of k8s.io/api in go.mod or newer", v)
 	}
 }
+
+func TestCheck_unknownTargetChecksFieldsOnly(t *testing.T) {
+	doc := "apiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: web}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndatta: {}\n"
+	findings := Check(objectsOf(t, doc), Version{})
+	if len(findings) != 1 || findings[0].Problem != InvalidField || findings[0].Kind != "ConfigMap" {
+		t.Fatalf("want only the ConfigMap's field, got %+v", findings)
+	}
+}
