@@ -133,14 +133,17 @@ func newHarness() (*harness, error) {
 	}, nil
 }
 
-// clis returns the command lines every scenario runs with: terraform when on
-// PATH, and OpenTofu, built on first use.
+// forEachCLI runs scenario with each command line: terraform when there is one
+// (terraform cannot be built from source here, so without it the subtest
+// skips, saying why), and OpenTofu, built on first use. Each subtest logs the
+// CLI it ran ("toolchain: NAME=PATH"), which make test's summary reports.
 func (h *harness) forEachCLI(t *testing.T, scenario func(t *testing.T, cli CLI)) {
 	t.Run("terraform", func(t *testing.T) {
 		cli, err := FindTerraform()
 		if err != nil {
-			t.Skipf("no terraform on PATH: %v", err)
+			t.Skipf("no terraform: set GITLABK8S_TERRAFORM or put terraform on PATH (%v)", err)
 		}
+		t.Logf("toolchain: terraform=%s", cli.Path)
 		scenario(t, cli)
 	})
 	t.Run("tofu", func(t *testing.T) {
@@ -152,6 +155,7 @@ func (h *harness) forEachCLI(t *testing.T, scenario func(t *testing.T, cli CLI))
 		if h.tofuErr != nil {
 			t.Fatal(h.tofuErr)
 		}
+		t.Logf("toolchain: tofu=%s", h.tofu.Path)
 		scenario(t, h.tofu)
 	})
 }

@@ -53,8 +53,15 @@ func InstallProviderMirror(ctx context.Context, repoRoot, dir string) (string, e
 	return out, nil
 }
 
-// FindTerraform returns terraform from PATH.
+// FindTerraform returns $GITLABK8S_TERRAFORM (scripts/test.sh sets it when
+// terraform is on PATH), else terraform from PATH.
 func FindTerraform() (CLI, error) {
+	if path := os.Getenv("GITLABK8S_TERRAFORM"); path != "" {
+		if _, err := os.Stat(path); err != nil {
+			return CLI{}, fmt.Errorf("GITLABK8S_TERRAFORM: %w", err)
+		}
+		return CLI{Name: "terraform", Path: path}, nil
+	}
 	path, err := exec.LookPath("terraform")
 	if err != nil {
 		return CLI{}, fmt.Errorf("find terraform: %w", err)
@@ -62,9 +69,16 @@ func FindTerraform() (CLI, error) {
 	return CLI{Name: "terraform", Path: path}, nil
 }
 
-// BuildOpenTofu returns OpenTofu, built from the Go module proxy by
+// BuildOpenTofu returns $GITLABK8S_TOFU (scripts/test.sh builds OpenTofu and
+// sets it), else OpenTofu built from the Go module proxy by
 // scripts/build-opentofu.sh the first time (minutes) and cached in bin/.
 func BuildOpenTofu(ctx context.Context, repoRoot string) (CLI, error) {
+	if path := os.Getenv("GITLABK8S_TOFU"); path != "" {
+		if _, err := os.Stat(path); err != nil {
+			return CLI{}, fmt.Errorf("GITLABK8S_TOFU: %w", err)
+		}
+		return CLI{Name: "tofu", Path: path}, nil
+	}
 	cmd := exec.CommandContext(ctx, filepath.Join(repoRoot, "scripts", "build-opentofu.sh"))
 	out, err := runScript(cmd)
 	if err != nil {

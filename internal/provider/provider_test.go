@@ -35,6 +35,11 @@ func testAccCluster(t *testing.T) *testcluster.Cluster {
 	if clusterErr != nil {
 		t.Fatalf("start the local cluster: %v", clusterErr)
 	}
+	// terraform-plugin-testing runs this CLI (scripts/test.sh sets it); make test's summary
+	// reports it.
+	if path := os.Getenv("TF_ACC_TERRAFORM_PATH"); path != "" {
+		t.Logf("toolchain: terraform-plugin-testing=%s", path)
+	}
 	// Nothing from the developer's machine may leak into a test's provider configuration.
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("KUBECONFIG", cluster.Kubeconfig)

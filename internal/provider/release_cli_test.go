@@ -16,7 +16,7 @@ import (
 	"time"
 )
 
-// These helpers run the real terraform CLI against a provider binary built from this
+// These helpers run the real terraform and tofu CLIs against a provider binary built from this
 // repository, for what terraform-plugin-testing cannot show: the human-readable plan, the
 // provider's own log file, and a terraform process killed in the middle of an apply.
 
@@ -56,27 +56,92 @@ func buildProviderBinary(t *testing.T) string {
 	return providerBinaryDir
 }
 
-// terraformCLI runs terraform in a working directory of its own with the built provider
-// installed through dev_overrides.
+// cliBinary is a Terraform-compatible command line: terraform or OpenTofu's tofu.
+type cliBinary struct {
+	name string
+	path string
+}
+
+// findCLI returns the path of the terraform or tofu binary to test with: TF_ACC_TERRAFORM_PATH
+// when it is that CLI (scripts/test.sh sets it to the one terraform-plugin-testing runs), else
+// GITLABK8S_TERRAFORM or GITLABK8S_TOFU (scripts/test.sh sets them to terraform from PATH and
+// the OpenTofu it builds), else terraform from PATH or the newest OpenTofu build in
+// $GITLABK8S_BIN_DIR. The reason says what was looked at when there is none.
+func findCLI(name string) (path, reason string) {
+	if p := os.Getenv("TF_ACC_TERRAFORM_PATH"); p != "" && filepath.Base(p) == name {
+		return p, ""
+	}
+	envVar := "GITLABK8S_" + strings.ToUpper(name)
+	if p := os.Getenv(envVar); p != "" {
+		return p, ""
+	}
+	if name == "terraform" {
+		if p, err := exec.LookPath("terraform"); err == nil {
+			return p, ""
+		}
+		return "", "no terraform: TF_ACC_TERRAFORM_PATH is not terraform, GITLABK8S_TERRAFORM is unset and PATH has none"
+	}
+	binDir := os.Getenv("GITLABK8S_BIN_DIR")
+	if binDir == "" {
+		_, file, _, _ := runtime.Caller(0)
+		binDir = filepath.Join(filepath.Dir(file), "..", "..", "bin")
+	}
+	if matches, _ := filepath.Glob(filepath.Join(binDir, "opentofu-*", "tofu")); len(matches) > 0 {
+		return matches[len(matches)-1], ""
+	}
+	return "", "no tofu: TF_ACC_TERRAFORM_PATH is not tofu, GITLABK8S_TOFU is unset and " + binDir + " holds no opentofu-*/tofu; scripts/build-opentofu.sh builds one"
+}
+
+// forEachCLI runs test as the subtests terraform and tofu, each with that CLI (findCLI); a CLI
+// that is not there skips its subtest, saying so. The CLI the suite runs (TF_ACC_TERRAFORM_PATH)
+// must be there.
+func forEachCLI(t *testing.T, test func(t *testing.T, bin cliBinary)) {
+	t.Helper()
+	testAccCluster(t)
+	for _, name := range []string{"terraform", "tofu"} {
+		t.Run(name, func(t *testing.T) {
+			path, reason := findCLI(name)
+			if path == "" {
+				if suite := os.Getenv("TF_ACC_TERRAFORM_PATH"); suite == "" && name == "terraform" {
+					t.Fatal(reason)
+				}
+				t.Skip(reason)
+			}
+			if _, err := os.Stat(path); err != nil {
+				t.Fatalf("%s CLI: %v", name, err)
+			}
+			t.Logf("toolchain: %s=%s", name, path)
+			test(t, cliBinary{name: name, path: path})
+		})
+	}
+}
+
+// terraformCLI runs terraform or tofu in a working directory of its own with the built
+// provider installed through dev_overrides.
 type terraformCLI struct {
 	t       *testing.T
+	bin     cliBinary
 	dir     string
 	logPath string
 	env     []string
 }
 
-func newTerraformCLI(t *testing.T) *terraformCLI {
+func newTerraformCLI(t *testing.T, cli cliBinary) *terraformCLI {
 	t.Helper()
 	bin := buildProviderBinary(t)
 	dir := t.TempDir()
 	rc := filepath.Join(dir, "terraformrc")
+	// The short source address in writeConfig means registry.terraform.io to terraform and
+	// registry.opentofu.org to tofu; override both.
+	openTofuAddress := "registry.opentofu.org/" + strings.TrimPrefix(RegistryAddress, "registry.terraform.io/")
 	if err := os.WriteFile(rc, []byte(fmt.Sprintf(`provider_installation {
   dev_overrides {
+    %q = %q
     %q = %q
   }
   direct {}
 }
-`, RegistryAddress, bin)), 0o600); err != nil {
+`, RegistryAddress, bin, openTofuAddress, bin)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	logPath := filepath.Join(dir, "provider.log")
@@ -87,7 +152,7 @@ func newTerraformCLI(t *testing.T) *terraformCLI {
 		"TF_LOG_PROVIDER=TRACE",
 		"TF_LOG_PATH="+logPath,
 	)
-	return &terraformCLI{t: t, dir: dir, logPath: logPath, env: env}
+	return &terraformCLI{t: t, bin: cli, dir: dir, logPath: logPath, env: env}
 }
 
 // writeConfig writes main.tf: hcl, with the provider's source declared.
@@ -101,7 +166,7 @@ func (c *terraformCLI) writeConfig(hcl string) {
 }
 
 func (c *terraformCLI) command(ctx context.Context, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, "terraform", append(args, "-no-color")...)
+	cmd := exec.CommandContext(ctx, c.bin.path, append(args, "-no-color")...)
 	cmd.Dir = c.dir
 	cmd.Env = c.env
 	// Its own process group, so a test can signal terraform and the provider together.
@@ -109,7 +174,7 @@ func (c *terraformCLI) command(ctx context.Context, args ...string) *exec.Cmd {
 	return cmd
 }
 
-// run runs terraform to completion and returns its combined output.
+// run runs the CLI to completion and returns its combined output.
 func (c *terraformCLI) run(args ...string) (string, error) {
 	c.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -118,17 +183,17 @@ func (c *terraformCLI) run(args ...string) (string, error) {
 	return string(out), err
 }
 
-// mustRun runs terraform and fails the test when it fails.
+// mustRun runs the CLI and fails the test when it fails.
 func (c *terraformCLI) mustRun(args ...string) string {
 	c.t.Helper()
 	out, err := c.run(args...)
 	if err != nil {
-		c.t.Fatalf("terraform %s: %v\n%s", strings.Join(args, " "), err, out)
+		c.t.Fatalf("%s %s: %v\n%s", c.bin.name, strings.Join(args, " "), err, out)
 	}
 	return out
 }
 
-// start runs terraform in the background; the output goes to the returned buffer.
+// start runs the CLI in the background; the output goes to the returned buffer.
 func (c *terraformCLI) start(args ...string) (*exec.Cmd, *lockedBuffer) {
 	c.t.Helper()
 	cmd := c.command(context.Background(), args...)

@@ -92,9 +92,13 @@ func killTerraform(t *testing.T, cmd interface{ Wait() error }, pid int) {
 }
 
 func TestAccRelease_killedApplyIsRecovered(t *testing.T) {
+	forEachCLI(t, killedApplyIsRecovered)
+}
+
+func killedApplyIsRecovered(t *testing.T, bin cliBinary) {
 	e := testAccRelease(t)
 	chartDir := writeStuckChart(t)
-	cli := newTerraformCLI(t)
+	cli := newTerraformCLI(t, bin)
 
 	// A first install killed while it waits: the release is left pending-install.
 	cli.writeConfig(stuckReleaseConfig(e.namespace, chartDir, true, "hello"))
@@ -153,9 +157,13 @@ func TestAccRelease_killedApplyIsRecovered(t *testing.T) {
 }
 
 func TestAccRelease_cancelledApplyIsNotLeftPending(t *testing.T) {
+	forEachCLI(t, cancelledApplyIsNotLeftPending)
+}
+
+func cancelledApplyIsNotLeftPending(t *testing.T, bin cliBinary) {
 	e := testAccRelease(t)
 	chartDir := writeStuckChart(t)
-	cli := newTerraformCLI(t)
+	cli := newTerraformCLI(t, bin)
 
 	// SIGTERM to terraform during a first install.
 	cli.writeConfig(stuckReleaseConfig(e.namespace, chartDir, true, "hello"))

@@ -77,9 +77,13 @@ func nonSensitiveValues(t *testing.T, showJSON string) (string, int) {
 }
 
 func TestAccRelease_sensitiveValuesNeverShow(t *testing.T) {
+	forEachCLI(t, sensitiveValuesNeverShow)
+}
+
+func sensitiveValuesNeverShow(t *testing.T, bin cliBinary) {
 	e := testAccRelease(t)
 	canary := fmt.Sprintf("canary-%016x", rand.Uint64())
-	cli := newTerraformCLI(t)
+	cli := newTerraformCLI(t, bin)
 	cli.writeConfig(fmt.Sprintf(`
 provider "gitlabk8s" {}
 
