@@ -11,5 +11,6 @@ cd "$REPO_ROOT"
 golangci_lint="$("$scripts/build-tools.sh" golangci-lint)"
 "$golangci_lint" config verify
 [ "$#" -gt 0 ] || set -- ./...
-# Two cores are shared with everything else: say so, rather than let it take them all.
-exec "$golangci_lint" run --concurrency "${LINT_CONCURRENCY:-2}" "$@"
+# Two cores are shared with everything else: say so, rather than let it take them all. A second
+# lint on the machine waits for the first instead of failing.
+exec "$golangci_lint" run --allow-serial-runners --concurrency "${LINT_CONCURRENCY:-2}" "$@"
