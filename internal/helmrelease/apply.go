@@ -11,6 +11,7 @@ import (
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/postrender"
 	"helm.sh/helm/v3/pkg/release"
+	"helm.sh/helm/v3/pkg/storage"
 )
 
 // Spec is the desired state of a release.
@@ -88,9 +89,6 @@ func (e *PendingError) Error() string {
 // recoveredDescription marks revisions the provider set to failed to recover them.
 const recoveredDescription = "Interrupted while %s; marked failed by gitlabk8s so the release can be upgraded"
 
-// cleanupTimeout bounds the bookkeeping done after a cancelled operation.
-const cleanupTimeout = 30 * time.Second
-
 // ChangedError is returned when the release's history is no longer what the decision was made
 // on: something else operated on the release between the plan's reading and the apply.
 type ChangedError struct {
@@ -108,8 +106,11 @@ func (e *ChangedError) Error() string {
 // recovery of a release left pending, then the install or the upgrade, which records
 // next.Target.Revision.
 func (c *Client) Apply(ctx context.Context, spec Spec, next Next) (*Outcome, error) {
-	cfg := c.configuration(ctx, spec.Namespace, spec.Capabilities)
-	last, err := lastRelease(cfg, spec.Name)
+	return c.apply(ctx, c.configuration(ctx, spec.Namespace, spec.Capabilities), spec, next)
+}
+
+func (c *Client) apply(ctx context.Context, cfg *action.Configuration, spec Spec, next Next) (*Outcome, error) {
+	last, err := lastRelease(cfg.Releases, spec.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +189,7 @@ func (c *Client) install(ctx context.Context, cfg *action.Configuration, spec Sp
 	opErr := &OperationError{Operation: "install", Release: releaseID(spec), Err: err}
 	if ctx.Err() != nil {
 		opErr.Cancelled = true
-		c.settleCancelled(ctx, spec, "installing")
+		c.settleCancelled(cfg.Releases, spec, "installing")
 		return nil, opErr
 	}
 	if spec.Atomic {
@@ -222,7 +223,7 @@ func (c *Client) upgrade(ctx context.Context, cfg *action.Configuration, spec Sp
 	opErr := &OperationError{Operation: "upgrade", Release: releaseID(spec), Err: err}
 	if ctx.Err() != nil {
 		opErr.Cancelled = true
-		c.settleCancelled(ctx, spec, "upgrading")
+		c.settleCancelled(cfg.Releases, spec, "upgrading")
 		return nil, opErr
 	}
 	if !spec.Atomic || rel == nil || rel.Version == 0 {
@@ -299,17 +300,19 @@ func (c *Client) uninstall(cfg *action.Configuration, name string, timeout time.
 }
 
 // settleCancelled makes sure a cancelled operation does not leave the release pending:
-// Helm returns on cancellation but leaves an install's record as it was.
-func (c *Client) settleCancelled(ctx context.Context, spec Spec, doing string) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
-	defer cancel()
-	cfg := c.configuration(ctx, spec.Namespace, spec.Capabilities)
-	last, err := lastRelease(cfg, spec.Name)
-	if err != nil || last == nil || !last.Info.Status.IsPending() {
+// Helm returns on cancellation but leaves an install's record as it was. Helm's storage
+// takes no context, so the cancelled one does not stop this.
+func (c *Client) settleCancelled(releases *storage.Storage, spec Spec, doing string) {
+	last, err := lastRelease(releases, spec.Name)
+	if err != nil {
+		c.logf("release %s: could not read the history after the cancellation: %v", releaseID(spec), err)
+		return
+	}
+	if last == nil || !last.Info.Status.IsPending() {
 		return
 	}
 	last.SetStatus(release.StatusFailed, fmt.Sprintf("Cancelled while %s", doing))
-	if err := cfg.Releases.Update(last); err != nil {
+	if err := releases.Update(last); err != nil {
 		c.logf("release %s: could not mark the cancelled revision %d failed: %v", releaseID(spec), last.Version, err)
 	}
 }

@@ -91,8 +91,8 @@ func (c *Client) configuration(ctx context.Context, namespace string, caps *char
 }
 
 // lastRelease returns the newest revision of the release, or nil when there is none.
-func lastRelease(cfg *action.Configuration, name string) (*release.Release, error) {
-	history, err := cfg.Releases.History(name)
+func lastRelease(releases *storage.Storage, name string) (*release.Release, error) {
+	history, err := releases.History(name)
 	if errors.Is(err, driver.ErrReleaseNotFound) || (err == nil && len(history) == 0) {
 		return nil, nil
 	}
@@ -130,7 +130,7 @@ func lastSuccessful(cfg *action.Configuration, name string, before int) (int, er
 // revision is uninstalled (kept history) counts as not found.
 func (c *Client) Get(ctx context.Context, namespace, name string) (*release.Release, error) {
 	cfg := c.configuration(ctx, namespace, nil)
-	last, err := lastRelease(cfg, name)
+	last, err := lastRelease(cfg.Releases, name)
 	if err != nil {
 		return nil, err
 	}
