@@ -118,8 +118,8 @@ func TestApply_recoversPendingReleases(t *testing.T) {
 			description: "Interrupted while pending-rollback",
 		},
 		{
-			name:        "pending upgrade with no successful revision is marked failed, then upgraded",
-			history:     []release.Status{release.StatusFailed, release.StatusPendingUpgrade},
+			name:    "pending upgrade with no successful revision is marked failed, then upgraded",
+			history: []release.Status{release.StatusFailed, release.StatusPendingUpgrade},
 			// Helm's upgrade supersedes the failed revision it upgraded from.
 			want:        []string{"1:failed", "2:superseded", "3:deployed"},
 			recovered:   "that revision was marked failed and the release upgraded",
