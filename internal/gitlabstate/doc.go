@@ -22,9 +22,14 @@
 //	                     of GitLab's Terraform states page do); a different ID
 //	                     is a 409
 //
+// It also lists the project's environments (GET /api/v4/projects/:id/environments,
+// with GitLab's offset pagination; environments.go), which tests fill with
+// [Server.PutEnvironment].
+//
 // Requests authenticate with HTTP basic auth: user `gitlab-ci-token` with a
-// CI job token, or any user name with a personal access token. Anything else
-// is a 401. Errors answer `{"message": "..."}` as GitLab does.
+// CI job token, or any user name with a personal access token; or with the
+// REST API's token headers: PRIVATE-TOKEN or Authorization: Bearer with a
+// personal access token, JOB-TOKEN with a job token. Anything else is a 401. Errors answer `{"message": "..."}` as GitLab does.
 //
 // One deviation from GitLab: deleting a locked state answers 409, where GitLab
 // answers 200 and silently keeps the state, so a test notices.

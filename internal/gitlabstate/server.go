@@ -90,6 +90,7 @@ type Server struct {
 	mux    *http.ServeMux
 	mu     sync.Mutex
 	states map[string]*state
+	envs   environmentStore
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -106,6 +107,7 @@ func New(cfg Config) *Server {
 	s.mux.HandleFunc("DELETE "+prefix, s.deleteState)
 	s.mux.HandleFunc("POST "+prefix+"/lock", s.lock)
 	s.mux.HandleFunc("DELETE "+prefix+"/lock", s.unlock)
+	s.routeEnvironments()
 	return s
 }
 
@@ -180,8 +182,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(rec, r)
 }
 
-// authenticate returns the user that the request's basic auth names.
+// authenticate returns the user that the request's credentials name: a
+// token header of GitLab's REST API, or basic auth.
 func (s *Server) authenticate(r *http.Request) (string, bool) {
+	if user, ok, given := s.authenticateHeader(r); given {
+		return user, ok
+	}
 	name, password, ok := r.BasicAuth()
 	if !ok || password == "" {
 		return "", false
