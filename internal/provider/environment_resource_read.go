@@ -197,16 +197,30 @@ func userEntries(v any, providerKeys []string) map[string]string {
 	return out
 }
 
+// importUIDSeparator separates the namespace from the UID it must have in an
+// import ID; neither a namespace name nor a UID can contain it.
+const importUIDSeparator = "@"
+
 // ImportState adopts an existing namespace: `terraform import
-// gitlabk8s_environment.<name> <namespace>`. A namespace created by this
-// provider is read back completely; any other is adopted by the next apply,
-// which writes the ownership marker; until then its UID, recorded in the
-// state, is what shows it is this environment's.
+// gitlabk8s_environment.<name> <namespace>`, or `<namespace>@<uid>` to adopt
+// that very namespace only (what gitlabk8s_namespaces' import_id gives a
+// janitor, so a namespace deleted and created again by someone else since it
+// was listed is never adopted). A namespace created by this provider is read
+// back completely; any other is adopted by the next apply, which writes the
+// ownership marker; until then its UID, recorded in the state, is what shows
+// it is this environment's.
 func (r *environmentResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	namespace := strings.TrimSpace(req.ID)
+	namespace, wantUID, pinned := strings.Cut(strings.TrimSpace(req.ID), importUIDSeparator)
 	if problems := environment.ValidateNamespace(namespace); len(problems) > 0 {
 		resp.Diagnostics.AddError("Invalid Import ID", fmt.Sprintf(
-			"The import ID must be the name of the environment's namespace, e.g. terraform import gitlabk8s_environment.review review-feature-x. %s", problems[0].Detail))
+			"The import ID must be the name of the environment's namespace, optionally followed by %s and its UID, e.g. terraform import gitlabk8s_environment.review review-feature-x. %s",
+			importUIDSeparator, problems[0].Detail))
+		return
+	}
+	if pinned && wantUID == "" {
+		resp.Diagnostics.AddError("Invalid Import ID", fmt.Sprintf(
+			"The import ID %q ends with %s but names no UID. Use <namespace>%s<uid> (kubectl get namespace %s -o jsonpath='{.metadata.uid}'), or the namespace's name alone.",
+			req.ID, importUIDSeparator, importUIDSeparator, namespace))
 		return
 	}
 	cluster := r.cluster(ctx, &resp.Diagnostics)
@@ -226,6 +240,13 @@ func (r *environmentResource) ImportState(ctx context.Context, req resource.Impo
 	}
 	if ns.DeletionTimestamp != nil {
 		resp.Diagnostics.AddError("Cannot Import Terminating Namespace", fmt.Sprintf("The namespace %s is being deleted; there is nothing to adopt.", namespace))
+		return
+	}
+	if pinned && string(ns.UID) != wantUID {
+		resp.Diagnostics.AddError("Namespace Changed Since It Was Listed", fmt.Sprintf(
+			"The namespace %s has the UID %s, not %s as the import ID says: it was deleted and created again since its UID was read, "+
+				"so it may not be the namespace meant, and nothing was imported. List the namespaces again (run Terraform again) and adopt what is there now.",
+			namespace, ns.UID, wantUID))
 		return
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), namespace)...)

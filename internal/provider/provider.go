@@ -45,6 +45,7 @@ func (p *gitlabk8sProvider) Resources(_ context.Context) []func() resource.Resou
 func (p *gitlabk8sProvider) DataSources(_ context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		newClusterDataSource,
+		newNamespacesDataSource,
 	}
 }
 

@@ -165,6 +165,8 @@ type providerData struct {
 	kubeVersion string
 	apiVersions []string
 	version     string
+	// getenv reads the environment, for data sources with environment fallbacks.
+	getenv func(string) string
 }
 
 func (p *gitlabk8sProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
@@ -173,7 +175,7 @@ func (p *gitlabk8sProvider) Configure(ctx context.Context, req provider.Configur
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	data := &providerData{version: p.version, ci: gitlab.CIMetadataFromEnv(p.getenv)}
+	data := &providerData{version: p.version, ci: gitlab.CIMetadataFromEnv(p.getenv), getenv: p.getenv}
 	if cfg.GitLab != nil {
 		for _, v := range gitlabVariables {
 			if val := v.get(cfg.GitLab); !val.IsNull() && !val.IsUnknown() {
