@@ -9,26 +9,6 @@ source "$scripts/lib.sh"
 # shellcheck source=cluster/common.sh
 source "$scripts/cluster/common.sh"
 
-# Seconds between SIGTERM and SIGKILL. The API server and etcd flush state on SIGTERM, so they
-# get the time they usually need; nothing here holds data worth waiting longer for.
-STOP_TIMEOUT="${GITLABK8S_STOP_TIMEOUT:-20}"
-
-# stop_pid NAME PID: SIGTERM, then SIGKILL once STOP_TIMEOUT has passed.
-stop_pid() {
-  local name="$1" pid="$2" deadline=$((SECONDS + STOP_TIMEOUT))
-  log "stopping $name (pid $pid)"
-  kill -TERM "$pid" 2>/dev/null || return 0
-  while kill -0 "$pid" 2>/dev/null; do
-    if [ "$SECONDS" -ge "$deadline" ]; then
-      log "$name did not exit within ${STOP_TIMEOUT}s of SIGTERM: sending SIGKILL"
-      kill -KILL "$pid" 2>/dev/null || true
-      sleep 0.2
-      break
-    fi
-    sleep 0.2
-  done
-}
-
 # stop_strays stops components whose pid file was lost (a crashed cluster-up, a deleted state
 # folder): they still name the state folder on their command line. Same order as below.
 stop_strays() {

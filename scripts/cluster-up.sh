@@ -194,6 +194,18 @@ start() {
   printf '\n==== %s starting %s\n' "$(date -u +%FT%TZ)" "$name" >>"$LOG_DIR/$name.log"
   setsid "$@" </dev/null >>"$LOG_DIR/$name.log" 2>&1 9>&- &
   echo "$!" >"$PID_DIR/$name.pid"
+  component_config "$name" >"$PID_DIR/$name.config"
+}
+
+# restart_if_stale NAME stops NAME when the files it was started from changed, so that the
+# start that follows runs it with the new ones (a running cluster picks up new kwok stages).
+restart_if_stale() {
+  local pid
+  component_stale "$1" || return 0
+  pid="$(component_pid "$1")"
+  log "$1 runs from files that changed since it started: restarting it"
+  stop_pid "$1" "$pid"
+  rm -f "$PID_DIR/$1.pid"
 }
 
 # wait_until NAME WHAT COMMAND... retries COMMAND until it succeeds, failing early when NAME's
@@ -286,12 +298,19 @@ start kube-scheduler "$kube_bin/kube-scheduler" \
 
 # The node and the ci-job RBAC; apply leaves them untouched when they already match.
 kubectl apply -f "$scripts/cluster/manifests/node.yaml" -f "$scripts/cluster/manifests/rbac-ci-job.yaml" >/dev/null
+# --- node capacity and storage class (local-cloud) ---------------------------------------------
+# apply does not touch a Node's status, so a node made by an earlier cluster-up gets the capacity
+# of node.yaml through its status subresource; kwok keeps whatever capacity the node has.
+kubectl patch node kwok-node-0 --subresource=status --type=merge \
+  --patch-file="$scripts/cluster/manifests/node.yaml" >/dev/null
+kubectl apply -f "$scripts/cluster/manifests/storageclass.yaml" >/dev/null
 
 # kwok: --node-lease-duration-seconds makes it renew the node's Lease, a heartbeat frequent
 # enough for the controller manager; without it the node flaps NotReady every minute. A Lease
 # left by an earlier kwok would hold the new one off until it expires, so drop it first.
 # Its stages are kwok's default fast ones plus our failure stages (scripts/cluster/kwok/); giving
 # any stage replaces all of kwok's built-in ones. KWOK_WORKDIR keeps ~/.kwok out of the picture.
+restart_if_stale kwok
 if ! component_pid kwok >/dev/null; then
   kubectl -n kube-node-lease delete lease kwok-node-0 --ignore-not-found >/dev/null
 fi
@@ -310,6 +329,29 @@ node_ready() {
   [ "$(kubectl get node kwok-node-0 -o 'jsonpath={.status.conditions[?(@.type=="Ready")].status}')" = True ]
 }
 wait_until kwok "node kwok-node-0 Ready" node_ready
+
+# --- local-cloud: volumes and load balancer addresses -----------------------------------------
+# local-cloud (scripts/cluster/local-cloud) provisions the default StorageClass's volumes and
+# gives LoadBalancer Services an address. It is built from this module into the state folder
+# (built to a temporary name, then renamed: a running binary cannot be overwritten), and runs
+# with kwok's identity, which plays the rest of the infrastructure.
+restart_if_stale local-cloud
+if ! component_pid local-cloud >/dev/null; then
+  log "building local-cloud (go build ./scripts/cluster/local-cloud)"
+  mkdir -p "$CLUSTER_DIR/bin"
+  (cd "$REPO_ROOT" && GOFLAGS='' go build -trimpath -ldflags "-s -w" -o "$CLUSTER_DIR/bin/local-cloud.new" ./scripts/cluster/local-cloud)
+  mv "$CLUSTER_DIR/bin/local-cloud.new" "$CLUSTER_DIR/bin/local-cloud"
+fi
+start local-cloud "$CLUSTER_DIR/bin/local-cloud" \
+  --kubeconfig="$CLUSTER_DIR/kubeconfigs/kwok.yaml" \
+  --root="$CLUSTER_DIR/volumes"
+# The provisioner logs this line once it runs; only this start's part of the log counts.
+local_cloud_running() {
+  awk '/^==== .* starting local-cloud$/ { this = "" } { this = this $0 "\n" } END { printf "%s", this }' \
+    "$LOG_DIR/local-cloud.log" | grep -q "Starting provisioner controller"
+}
+wait_until local-cloud "local-cloud provisioning volumes and load balancers" local_cloud_running
+
 # Pods cannot be created in a namespace before its default ServiceAccount exists.
 wait_until kube-controller-manager "ServiceAccount default/default exists" \
   kubectl -n default get serviceaccount default

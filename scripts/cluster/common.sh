@@ -19,7 +19,7 @@ CLUSTER_TIMEOUT="${GITLABK8S_CLUSTER_TIMEOUT:-120}"
 
 # Start order; cluster-down walks it backwards. The API server must outlive the clients that
 # talk to it, and etcd must outlive the API server, which otherwise hangs on SIGTERM.
-COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok)
+COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok local-cloud)
 
 PKI_DIR="$CLUSTER_DIR/pki"
 LOG_DIR="$CLUSTER_DIR/logs"
@@ -70,6 +70,45 @@ stray_pids() {
   done
 }
 
+# component_config NAME prints a digest of the files NAME was started from, for the components
+# that read files only when they start: kwok its stages, local-cloud its source. cluster-up
+# records it beside the pid and restarts a component whose files changed since.
+component_config() {
+  case "$1" in
+  kwok) cat "$REPO_ROOT"/scripts/cluster/kwok/*.yaml ;;
+  local-cloud) cat "$REPO_ROOT"/scripts/cluster/local-cloud/*.go "$REPO_ROOT/go.mod" "$REPO_ROOT/go.sum" ;;
+  *) return 0 ;;
+  esac | sha256sum | cut -d' ' -f1
+}
+
+# component_stale NAME succeeds when NAME runs from files that changed since it started (or
+# from before cluster-up recorded them).
+component_stale() {
+  case "$1" in kwok | local-cloud) ;; *) return 1 ;; esac
+  component_pid "$1" >/dev/null || return 1
+  [ "$(cat "$PID_DIR/$1.config" 2>/dev/null)" != "$(component_config "$1")" ]
+}
+
+# Seconds between SIGTERM and SIGKILL. The API server and etcd flush state on SIGTERM, so they
+# get the time they usually need; nothing here holds data worth waiting longer for.
+STOP_TIMEOUT="${GITLABK8S_STOP_TIMEOUT:-20}"
+
+# stop_pid NAME PID: SIGTERM, then SIGKILL once STOP_TIMEOUT has passed.
+stop_pid() {
+  local name="$1" pid="$2" deadline=$((SECONDS + STOP_TIMEOUT))
+  log "stopping $name (pid $pid)"
+  kill -TERM "$pid" 2>/dev/null || return 0
+  while kill -0 "$pid" 2>/dev/null; do
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      log "$name did not exit within ${STOP_TIMEOUT}s of SIGTERM: sending SIGKILL"
+      kill -KILL "$pid" 2>/dev/null || true
+      sleep 0.2
+      break
+    fi
+    sleep 0.2
+  done
+}
+
 # apiserver_ready succeeds when the API server answers /readyz with the cluster's CA.
 apiserver_ready() {
   [ -f "$PKI_DIR/ca.crt" ] || return 1
@@ -80,6 +119,8 @@ apiserver_ready() {
 # clients need exist: the state in which cluster-up has nothing to do.
 cluster_running() {
   local name
-  for name in "${COMPONENTS[@]}"; do component_pid "$name" >/dev/null || return 1; done
+  for name in "${COMPONENTS[@]}"; do
+    component_pid "$name" >/dev/null && ! component_stale "$name" || return 1
+  done
   [ -f "$KUBECONFIG_FILE" ] && [ -f "$ENV_FILE" ] && apiserver_ready
 }
