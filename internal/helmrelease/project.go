@@ -44,6 +44,11 @@ func (p projector) value(desired, live any, owners []map[string]any, path []stri
 	if len(owners) > 0 && isLeafOwned(owners) {
 		return desired, true
 	}
+	if isEmptyMap(desired) {
+		// The chart leaves the map empty (`annotations: {}`, or `annotations:` with nothing
+		// after it): the keys others put there, Helm's ownership annotations first, are theirs.
+		return desired, true
+	}
 	switch d := desired.(type) {
 	case map[string]any:
 		l, ok := live.(map[string]any)
@@ -137,6 +142,12 @@ func findNamed(list []any, name string) any {
 		}
 	}
 	return nil
+}
+
+// isEmptyMap reports a value a chart writes as an empty map: null or {}.
+func isEmptyMap(v any) bool {
+	m, ok := v.(map[string]any)
+	return v == nil || (ok && len(m) == 0)
 }
 
 // isZero reports values the API server drops when it stores an object: null, "", false,

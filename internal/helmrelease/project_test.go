@@ -171,6 +171,48 @@ func TestProject_drift(t *testing.T) {
 	}
 }
 
+// A map the chart leaves empty or null is the chart's as it is: what Helm (its ownership
+// annotations) and others add to it is not drift.
+func TestProject_emptyMapsKeepWhatOthersAdd(t *testing.T) {
+	live := parseYAML(t, `
+apiVersion: v1
+kind: Service
+metadata:
+  name: db-hl
+  labels: {app: db, app.kubernetes.io/managed-by: Helm}
+  annotations: {meta.helm.sh/release-name: db, meta.helm.sh/release-namespace: review, cloud.example/lb: internal}
+spec:
+  clusterIP: None
+  selector: {app: db}
+  ports: [{name: pg, port: 5432, targetPort: pg, protocol: TCP}]
+`)
+	for _, annotations := range []string{"annotations: {}", "annotations:", "annotations: null"} {
+		t.Run(annotations, func(t *testing.T) {
+			desired := parseYAML(t, `
+apiVersion: v1
+kind: Service
+metadata:
+  name: db-hl
+  labels: {app: db}
+  `+annotations+`
+spec:
+  clusterIP: None
+  selector: {app: db}
+  ports: [{name: pg, port: 5432, targetPort: pg}]
+`)
+			if diff := cmp.Diff(desired, Project(desired, live)); diff != "" {
+				t.Errorf("projection differs from desired (-desired +projected):\n%s", diff)
+			}
+		})
+	}
+	// A map the chart fills is projected key by key: a key it sets that was removed shows.
+	desired := parseYAML(t, "apiVersion: v1\nkind: Service\nmetadata:\n  name: db-hl\n  annotations: {team: data}\n")
+	got := Project(desired, live)
+	if want := map[string]any{}; !cmp.Equal(got["metadata"].(map[string]any)["annotations"], want) {
+		t.Errorf("annotations projected to %v, want the removed key to show as %v", got["metadata"].(map[string]any)["annotations"], want)
+	}
+}
+
 func TestProject_secretStringDataComparedWithData(t *testing.T) {
 	desired := parseYAML(t, `
 apiVersion: v1

@@ -264,3 +264,105 @@ resource "gitlabk8s_release" "app" {
 		}},
 	})
 }
+
+// writeEmptyMapsChart writes a chart whose objects leave their annotations empty, the way
+// many public charts' templates do: `annotations: {}`, or `annotations:` followed by a
+// condition that renders nothing.
+func writeEmptyMapsChart(t *testing.T) string {
+	return writeChart(t, "emptymaps", map[string]string{
+		"Chart.yaml":  "apiVersion: v2\nname: emptymaps\nversion: 0.1.0\n",
+		"values.yaml": "annotations: {}\n",
+		"templates/services.yaml": `apiVersion: v1
+kind: Service
+metadata:
+  name: {{ .Release.Name }}-empty
+  annotations: {}
+spec:
+  selector: {app: {{ .Release.Name }}}
+  ports: [{name: http, port: 80}]
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: {{ .Release.Name }}-null
+  annotations:
+  {{- with .Values.annotations }}
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+  labels: {}
+spec:
+  clusterIP: None
+  selector: {app: {{ .Release.Name }}}
+  ports: [{name: http, port: 80}]
+`,
+		// Cluster-scoped, so named after the namespace; it matches no namespace, and failures
+		// are ignored, so it never affects anything else on the cluster.
+		"templates/webhook.yaml": `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata:
+  name: {{ .Release.Namespace }}-admission
+  annotations:
+  {{- with .Values.annotations }}
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+webhooks:
+- name: validate.{{ .Release.Namespace }}.gitlabk8s.test
+  admissionReviewVersions: [v1]
+  sideEffects: None
+  failurePolicy: Ignore
+  namespaceSelector: {matchLabels: {gitlabk8s.test/never: matches}}
+  clientConfig:
+    service: {name: {{ .Release.Name }}-empty, namespace: {{ .Release.Namespace }}, path: /validate}
+  rules:
+  - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}
+`,
+	})
+}
+
+// Objects whose chart leaves annotations empty get Helm's ownership annotations, and others
+// add their own: neither is drift, so the plan after the apply is empty.
+func TestAccRelease_emptyAnnotationsNeverShowAsDrift(t *testing.T) {
+	e := testAccRelease(t)
+	config := fmt.Sprintf(`
+resource "gitlabk8s_release" "maps" {
+  name      = "maps"
+  namespace = %q
+  chart     = %q
+}
+`, e.namespace, writeEmptyMapsChart(t))
+	annotate := func() {
+		svc, err := e.kube.CoreV1().Services(e.namespace).Get(context.Background(), "maps-null", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc.Annotations["cloud.example/load-balancer"] = "internal"
+		svc.Labels = map[string]string{"team": "data"}
+		if _, err := e.kube.CoreV1().Services(e.namespace).Update(context.Background(), svc, metav1.UpdateOptions{FieldManager: "cloud-controller"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				Check: func(*terraform.State) error {
+					svc, err := e.kube.CoreV1().Services(e.namespace).Get(context.Background(), "maps-empty", metav1.GetOptions{})
+					if err != nil {
+						return err
+					}
+					if svc.Annotations["meta.helm.sh/release-name"] != "maps" {
+						return fmt.Errorf("Service maps-empty has annotations %v, want Helm's ownership annotations", svc.Annotations)
+					}
+					return nil
+				},
+			},
+			{Config: config, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+			{
+				PreConfig:        annotate,
+				Config:           config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
+	})
+}
