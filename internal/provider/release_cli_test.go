@@ -116,6 +116,25 @@ func forEachCLI(t *testing.T, test func(t *testing.T, bin cliBinary)) {
 	}
 }
 
+// suiteCLI is the CLI the suite runs (TF_ACC_TERRAFORM_PATH), for tests about the provider
+// rather than the CLI, which run once.
+func suiteCLI(t *testing.T) cliBinary {
+	t.Helper()
+	path := os.Getenv("TF_ACC_TERRAFORM_PATH")
+	if path == "" {
+		var reason string
+		if path, reason = findCLI("terraform"); path == "" {
+			t.Fatal(reason)
+		}
+	}
+	name := "terraform"
+	if filepath.Base(path) == "tofu" {
+		name = "tofu"
+	}
+	t.Logf("toolchain: %s=%s", name, path)
+	return cliBinary{name: name, path: path}
+}
+
 // terraformCLI runs terraform or tofu in a working directory of its own with the built
 // provider installed through dev_overrides.
 type terraformCLI struct {

@@ -1,0 +1,84 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/testcluster"
+)
+
+// The fake clientset ignores delete preconditions, so the UID precondition is tested against
+// the local cluster's API server.
+func TestDeleteNamespace_aNamespaceRecreatedSinceTheReadSurvives(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: set TF_ACC=1 to run it against the local cluster")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cluster, err := testcluster.Ensure(ctx)
+	if err != nil {
+		t.Fatalf("start the local cluster: %v", err)
+	}
+	kc, err := cluster.Clientset(testcluster.AdminContext)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Clients{Kubernetes: kc}
+	name := fmt.Sprintf("kube-uid-precondition-%04x", rand.IntN(1<<16))
+	namespaces := kc.CoreV1().Namespaces()
+	create := func() {
+		t.Helper()
+		if _, err := namespaces.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { _ = namespaces.Delete(context.Background(), name, metav1.DeleteOptions{}) })
+
+	// The read a destroy makes before deleting.
+	create()
+	read, err := c.GetNamespace(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Meanwhile someone deletes the namespace and creates another under the same name.
+	if err := namespaces.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	err = wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		_, err := namespaces.Get(ctx, name, metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+	if err != nil {
+		t.Fatalf("namespace %s was not deleted: %v", name, err)
+	}
+	create()
+
+	// The delete that follows the read names the UID read, so the API server refuses it, and
+	// there is nothing of ours left to delete.
+	if err := c.DeleteNamespace(ctx, name, read.UID); err != nil {
+		t.Fatalf("DeleteNamespace of the namespace read before it was recreated: %v, want nil (nothing of ours is left)", err)
+	}
+	after, err := namespaces.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("the namespace recreated under the name %s is gone: %v", name, err)
+	}
+	if after.UID == read.UID {
+		t.Fatalf("namespace %s still has the UID read first; the test did not recreate it", name)
+	}
+	if after.DeletionTimestamp != nil {
+		t.Fatalf("DeleteNamespace deleted the namespace recreated under the name %s (UID %s; it was asked for UID %s)", name, after.UID, read.UID)
+	}
+	// And the wait that follows the delete sees the namespace read gone at once.
+	if err := c.WaitForNamespaceDeletion(ctx, name, read.UID); err != nil {
+		t.Fatalf("WaitForNamespaceDeletion of the namespace read first: %v", err)
+	}
+}
