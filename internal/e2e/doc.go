@@ -1,6 +1,6 @@
-// Package e2e runs the GitLab pipeline of examples/gitlab-ci end to end: the
-// real `terraform` and `tofu` command lines, the provider built from this
-// checkout and installed from a filesystem mirror as `init` installs a
+// Package e2e runs the GitLab pipelines of examples/gitlab-ci and
+// examples/janitor end to end: the real `terraform` and `tofu` command lines,
+// the provider built from this checkout and installed from a filesystem mirror as `init` installs a
 // published provider, a GitLab-style Terraform state server
 // (internal/gitlabstate), and the local cluster (internal/testcluster).
 //
