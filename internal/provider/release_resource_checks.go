@@ -16,7 +16,8 @@ import (
 // checkRendering refuses, at plan time, what the apply would fail on: API versions the
 // target Kubernetes version does not serve (deprecated ones warn) and fields the kinds'
 // schemas do not accept. The target version is kube_version when set, else the cluster's.
-func (r *releaseResource) checkRendering(ctx context.Context, m *releaseModel, env *renderEnv, rendered *rendering, diags *diag.Diagnostics) {
+// Then the objects that change are dry-run on the cluster (release_resource_dryrun.go).
+func (r *releaseResource) checkRendering(ctx context.Context, m, state *releaseModel, env *renderEnv, rendered *rendering, diags *diag.Diagnostics) {
 	objs := checkedObjects(m, rendered)
 	target, err := validate.ParseVersion(env.kubeVersion)
 	if err != nil {
@@ -27,6 +28,9 @@ func (r *releaseResource) checkRendering(ctx context.Context, m *releaseModel, e
 	tflog.Debug(ctx, "checked rendered objects", map[string]any{"release": m.releaseID(), "objects": len(objs), "findings": len(findings), "kube_version": target.String()})
 	for _, f := range findings {
 		addFindingDiagnostic(m, f, target, diags)
+	}
+	if !diags.HasError() {
+		r.dryRunChanges(ctx, m, state, env, rendered, diags)
 	}
 }
 

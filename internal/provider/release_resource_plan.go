@@ -338,7 +338,7 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if first == nil {
 		return
 	}
-	if r.checkRendering(ctx, &plan, env, first, &resp.Diagnostics); resp.Diagnostics.HasError() {
+	if r.checkRendering(ctx, &plan, state, env, first, &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
 	tflog.Debug(ctx, "rendered release", map[string]any{"release": plan.releaseID(), "objects": len(first.manifests), "capabilities": env.origin, "kube_version": env.kubeVersion})

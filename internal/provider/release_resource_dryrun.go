@@ -1,0 +1,235 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/kube"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+)
+
+// dryRunConcurrency bounds the dry-run requests in flight for one release.
+const dryRunConcurrency = 8
+
+// podSecurityEnforceLabel is the namespace label that sets the Pod Security level pods must meet.
+const podSecurityEnforceLabel = "pod-security.kubernetes.io/enforce"
+
+// changedObject is an object of the release whose manifest the plan changes.
+type changedObject struct {
+	key    string
+	source string
+	object map[string]any
+}
+
+// dryRunOutcome is what the API server answered for one changed object.
+type dryRunOutcome struct {
+	changedObject
+	result *kube.DryRunResult
+	err    error
+}
+
+// dryRunChanges sends every object the plan changes to the API server as a server-side dry
+// run (nothing is written) and turns what it refuses into plan errors. Without a cluster, or
+// without the right to ask, the plan goes on with one warning saying what was not checked.
+func (r *releaseResource) dryRunChanges(ctx context.Context, m, state *releaseModel, env *renderEnv, rendered *rendering, diags *diag.Diagnostics) {
+	changed := changedObjects(m, state, env, rendered)
+	if len(changed) == 0 || r.data == nil || r.data.conn == nil {
+		return
+	}
+	clients, err := r.data.conn.Clients(ctx)
+	if err != nil {
+		addDryRunSkipped(m, "the cluster could not be reached: "+redactorFor(m).String(err.Error()), diags)
+		return
+	}
+	runner, err := kube.NewDryRunner(clients)
+	if err != nil {
+		addDryRunSkipped(m, err.Error(), diags)
+		return
+	}
+	namespace := m.Namespace.ValueString()
+	ns, nsErr := clients.Kubernetes.CoreV1().Namespaces().Get(ctx, namespace, metav1.GetOptions{})
+	if kube.IsNotFound(nsErr) {
+		// A new environment in the same plan: its namespace exists once the apply creates it.
+		tflog.Info(ctx, "namespace does not exist yet; its objects are not dry-run", map[string]any{"release": m.releaseID()})
+		changed = clusterScoped(changed, env)
+	}
+	outcomes := dryRunAll(ctx, runner, changed)
+	var enforce string
+	if nsErr == nil {
+		enforce = ns.Labels[podSecurityEnforceLabel]
+	}
+	var notChecked []string
+	for _, o := range outcomes {
+		if reason := addDryRunDiagnostic(m, o, enforce, diags); reason != "" {
+			notChecked = append(notChecked, reason)
+		}
+	}
+	if len(notChecked) > 0 {
+		addDryRunSkipped(m, strings.Join(notChecked, "; "), diags)
+	}
+}
+
+// changedObjects returns the release's objects (hooks and CRDs aside: Helm recreates hooks
+// and never upgrades CRDs) whose manifests the plan changes, in the namespace they go to.
+func changedObjects(m, state *releaseModel, env *renderEnv, rendered *rendering) []changedObject {
+	redactor := redactorFor(m)
+	namespace := m.Namespace.ValueString()
+	var previous map[string]string
+	if state != nil {
+		previous = map[string]string{}
+		for k, v := range state.Manifests.Elements() {
+			if s, ok := v.(types.String); ok && !s.IsUnknown() && !s.IsNull() {
+				previous[k] = s.ValueString()
+			}
+		}
+	}
+	var out []changedObject
+	for i, obj := range rendered.rendered.Objects {
+		key := redactor.String(manifest.Key(obj, namespace))
+		if text, ok := previous[key]; ok && text == rendered.manifests[key] {
+			continue
+		}
+		copied, _ := manifest.DeepCopy(obj).(map[string]any)
+		apiVersion, _ := obj["apiVersion"].(string)
+		kind, _ := obj["kind"].(string)
+		if env.isNamespaced(apiVersion, kind) {
+			if meta, ok := copied["metadata"].(map[string]any); ok && meta["namespace"] == nil {
+				meta["namespace"] = namespace
+			}
+		}
+		var source string
+		if i < len(rendered.rendered.ObjectSources) {
+			source = rendered.rendered.ObjectSources[i]
+		}
+		out = append(out, changedObject{key: key, source: source, object: copied})
+	}
+	return out
+}
+
+// clusterScoped keeps the objects that do not go into a namespace.
+func clusterScoped(objs []changedObject, env *renderEnv) []changedObject {
+	var out []changedObject
+	for _, o := range objs {
+		apiVersion, _ := o.object["apiVersion"].(string)
+		kind, _ := o.object["kind"].(string)
+		if !env.isNamespaced(apiVersion, kind) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// dryRunAll dry-runs objs, a few at a time, and returns the outcomes in the order of objs.
+func dryRunAll(ctx context.Context, runner *kube.DryRunner, objs []changedObject) []dryRunOutcome {
+	outcomes := make([]dryRunOutcome, len(objs))
+	limit := make(chan struct{}, dryRunConcurrency)
+	var wg sync.WaitGroup
+	for i, o := range objs {
+		wg.Add(1)
+		limit <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-limit }()
+			result, err := runner.DryRunApply(ctx, o.object, helmrelease.FieldManager)
+			outcomes[i] = dryRunOutcome{changedObject: o, result: result, err: err}
+		}()
+	}
+	wg.Wait()
+	return outcomes
+}
+
+// addDryRunDiagnostic reports one outcome. It returns, instead, why the object could not be
+// checked when the dry run itself did not get an answer (RBAC, the network).
+func addDryRunDiagnostic(m *releaseModel, o dryRunOutcome, enforce string, diags *diag.Diagnostics) string {
+	redactor := redactorFor(m)
+	at := path.Root("manifests").AtMapKey(o.key)
+	object := o.key
+	if o.source != "" {
+		object += " (from " + o.source + ")"
+	}
+	var refused *kube.RefusedError
+	var unknownKind *kube.UnknownKindError
+	switch {
+	case o.err == nil:
+		addDryRunWarnings(m, o, object, enforce, diags)
+	case errors.As(o.err, &refused) && refused.Immutable():
+		diags.AddAttributeError(at, "Immutable Field Changed", fmt.Sprintf(
+			"Release %s: the API server would refuse the change to %s, because it changes %s, which cannot change once the object "+
+				"exists. Delete the object and let the apply create it again (set force_replace = true on the release to have the apply do "+
+				"it), or give the object a new name. Deleting it interrupts what it runs.\n\n%s",
+			m.releaseID(), object, immutableFields(refused), redactor.String(refused.Message)))
+	case errors.As(o.err, &refused):
+		diags.AddAttributeError(at, "Object Refused by the API Server", fmt.Sprintf(
+			"Release %s: a server-side dry run of %s was refused (%s), so the apply would fail. Fix the template or the values that "+
+				"produce it, or the namespace's policy (quota, Pod Security, admission webhooks) that refuses it.\n\n%s",
+			m.releaseID(), object, refused.Reason, redactor.String(refused.Message)))
+	case errors.As(o.err, &unknownKind):
+		diags.AddAttributeError(at, "Kind Not Served by the Cluster", fmt.Sprintf(
+			"Release %s: the cluster serves no %s %s, so the apply of %s would fail. Install the CustomResourceDefinition first, or use "+
+				"an API version the cluster serves (kubectl api-resources lists them).", m.releaseID(), unknownKind.APIVersion, unknownKind.Kind, object))
+	case kube.IsNamespaceNotFound(o.err):
+		// The namespace went away between the check and the dry run; nothing to say.
+	default:
+		var forbidden *kube.ForbiddenError
+		if errors.As(o.err, &forbidden) {
+			return fmt.Sprintf("%s: %s is not permitted", object, forbidden.Verb)
+		}
+		return object + ": " + redactor.String(o.err.Error())
+	}
+	return ""
+}
+
+// addDryRunWarnings reports what the API server warned about. Pod Security warns, instead of
+// refusing, about a workload whose pods the namespace's enforced level refuses: the pods would
+// never be created, so that is an error.
+func addDryRunWarnings(m *releaseModel, o dryRunOutcome, object, enforce string, diags *diag.Diagnostics) {
+	redactor := redactorFor(m)
+	at := path.Root("manifests").AtMapKey(o.key)
+	var other []string
+	for _, w := range o.result.Warnings {
+		if enforce != "" && strings.Contains(w, `would violate PodSecurity "`+enforce+":") {
+			diags.AddAttributeError(at, "Pods Refused by Pod Security", fmt.Sprintf(
+				"Release %s: namespace %s enforces the %q Pod Security level, and the pods of %s would not meet it, so they would "+
+					"never be created. Change the pod template (securityContext, volumes, host namespaces) to meet the level.\n\n%s",
+				m.releaseID(), m.Namespace.ValueString(), enforce, object, redactor.String(w)))
+			continue
+		}
+		other = append(other, redactor.String(w))
+	}
+	if len(other) > 0 {
+		diags.AddAttributeWarning(at, "API Server Warnings", fmt.Sprintf(
+			"Release %s: a server-side dry run of %s was accepted with these warnings:\n  %s", m.releaseID(), object, strings.Join(other, "\n  ")))
+	}
+}
+
+func immutableFields(e *kube.RefusedError) string {
+	var fields []string
+	for _, c := range e.Causes {
+		if c.Field != "" {
+			fields = append(fields, c.Field)
+		}
+	}
+	if len(fields) == 0 {
+		return "a field"
+	}
+	return strings.Join(fields, ", ")
+}
+
+// addDryRunSkipped says, once per release, what the plan could not check and why.
+func addDryRunSkipped(m *releaseModel, why string, diags *diag.Diagnostics) {
+	diags.AddWarning("Server-Side Checks Not Run", fmt.Sprintf(
+		"Release %s: the plan could not dry-run its changes on the cluster, so immutable fields, Pod Security, ResourceQuota and "+
+			"admission webhooks are checked only when the apply runs. API versions and fields were checked against the target Kubernetes "+
+			"version. To check everything in the plan, give the plan job an identity that may patch the release's objects.\n\n%s",
+		m.releaseID(), why))
+}

@@ -1,0 +1,132 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	corev1 "k8s.io/api/core/v1"
+	apiresource "k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/testcluster"
+)
+
+// checksApplied is a release of the checks chart that does not wait, so steps stay short.
+func checksApplied(namespace, set string) string {
+	return strings.Replace(checksRelease(namespace, set), "  set ", "  wait      = false\n  set ", 1)
+}
+
+// A change to a field that cannot change once set fails the plan, naming the object and the
+// field, instead of failing the apply after merge.
+func TestAccRelease_dryRunRefusesImmutableChanges(t *testing.T) {
+	e := testAccRelease(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: checksApplied(e.namespace, ``)},
+			{
+				Config:      checksApplied(e.namespace, `"selector" = "web-v2"`),
+				PlanOnly:    true,
+				ExpectError: wrappedPattern(`(?s)Immutable Field Changed.*Deployment.apps/checks \(from checks/templates/deployment.yaml\).*spec.selector.*force_replace`),
+			},
+			{
+				Config:      checksApplied(e.namespace, `"clusterIP" = "10.0.0.77"`),
+				PlanOnly:    true,
+				ExpectError: wrappedPattern(`(?s)Immutable Field Changed.*Service/checks.*spec.clusterIPs\[0\]`),
+			},
+		},
+	})
+}
+
+// What admission refuses in the environment's namespace (ResourceQuota, Pod Security) fails
+// the plan.
+func TestAccRelease_dryRunRefusesWhatAdmissionRefuses(t *testing.T) {
+	e := testAccRelease(t)
+	ctx := context.Background()
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() {
+					quota := &corev1.ResourceQuota{
+						ObjectMeta: metav1.ObjectMeta{Name: "no-services"},
+						Spec:       corev1.ResourceQuotaSpec{Hard: corev1.ResourceList{corev1.ResourceServices: apiresource.MustParse("0")}},
+					}
+					if _, err := e.kube.CoreV1().ResourceQuotas(e.namespace).Create(ctx, quota, metav1.CreateOptions{}); err != nil {
+						t.Fatal(err)
+					}
+					// Admission enforces a quota once the controller has recorded its usage.
+					err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+						q, err := e.kube.CoreV1().ResourceQuotas(e.namespace).Get(ctx, quota.Name, metav1.GetOptions{})
+						return err == nil && len(q.Status.Used) > 0, err
+					})
+					if err != nil {
+						t.Fatalf("quota usage never recorded: %v", err)
+					}
+				},
+				Config:      checksApplied(e.namespace, ``),
+				PlanOnly:    true,
+				ExpectError: wrappedPattern(`(?s)Object Refused by the API Server.*Service/checks.*exceeded quota: no-services`),
+			},
+			{
+				PreConfig: func() {
+					if err := e.kube.CoreV1().ResourceQuotas(e.namespace).Delete(ctx, "no-services", metav1.DeleteOptions{}); err != nil {
+						t.Fatal(err)
+					}
+					patch := fmt.Sprintf(`{"metadata":{"labels":{%q:"baseline"}}}`, podSecurityEnforceLabel)
+					if _, err := e.kube.CoreV1().Namespaces().Patch(ctx, e.namespace, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:      checksApplied(e.namespace, `"privileged" = "true"`),
+				PlanOnly:    true,
+				ExpectError: wrappedPattern(`(?s)Pods Refused by Pod Security.*enforces the "baseline".*Deployment.apps/checks.*privileged`),
+			},
+			{
+				// The same release, within the level, plans.
+				Config:             checksApplied(e.namespace, ``),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			},
+		},
+	})
+}
+
+// A release into a namespace the same plan creates (a new environment) plans: its namespaced
+// objects cannot be dry-run yet, and that is not an error.
+func TestAccRelease_dryRunIntoANamespaceNotCreatedYet(t *testing.T) {
+	testAccCluster(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:             checksApplied(fmt.Sprintf("review-not-yet-%d", rand.IntN(1<<16)), ``),
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+		}},
+	})
+}
+
+// An identity that may not dry-run some objects still gets its plan, with one warning saying
+// what was not checked.
+func TestAccRelease_dryRunWithoutPermissionWarnsOnce(t *testing.T) {
+	e := testAccRelease(t)
+	cli := newTerraformCLI(t)
+	cli.writeConfig(fmt.Sprintf("provider \"gitlabk8s\" {\n  config_context = %q\n}\n", testcluster.CIJobContext) +
+		checksApplied(e.namespace, `"clusterRole" = "true"`))
+	out := cli.mustRun("plan")
+	if n := strings.Count(out, "Warning: Server-Side Checks Not Run"); n != 1 {
+		t.Fatalf("want one warning about the checks not run, got %d:\n%s", n, out)
+	}
+	for _, want := range []string{"ClusterRole.rbac.authorization.k8s.io/" + e.namespace + "-checks", "patch is not permitted", "Plan: 1 to add"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("plan output lacks %q:\n%s", want, out)
+		}
+	}
+}
