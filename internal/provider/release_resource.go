@@ -75,6 +75,7 @@ type releaseModel struct {
 	Description        types.String `tfsdk:"description"`
 	RecoverPending     types.Bool   `tfsdk:"recover_pending"`
 	Cascade            types.String `tfsdk:"cascade"`
+	ForceReplace       types.Bool   `tfsdk:"force_replace"`
 	Manifests          types.Map    `tfsdk:"manifests"`
 	Revision           types.Int64  `tfsdk:"revision"`
 	Status             types.String `tfsdk:"status"`
@@ -211,6 +212,15 @@ func (r *releaseResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 					"A pending install is uninstalled and installed again; a pending upgrade or rollback is marked failed and upgraded. " +
 					"Terraform's state lock guarantees no other run is operating on the release. Default `true`.",
 			},
+			"force_replace": schema.BoolAttribute{
+				Optional: true,
+				Computed: true,
+				Default:  booldefault.StaticBool(false),
+				MarkdownDescription: "Replace the objects whose change the API server refuses because a field cannot change once set (a " +
+					"Deployment's selector, a Job's template, a StatefulSet's `volumeClaimTemplates`, a Service's `clusterIP`): the apply " +
+					"deletes each such object and Helm creates it again, as `kubectl replace --force` does. The plan names them in a " +
+					"warning. Without it (the default), the plan fails on such a change. Replacing an object interrupts what it runs.",
+			},
 			"cascade": schema.StringAttribute{
 				Optional: true,
 				Computed: true,
@@ -302,7 +312,7 @@ func (r *releaseResource) ImportState(ctx context.Context, req resource.ImportSt
 		"id": req.ID, "name": name, "namespace": namespace,
 		"atomic": defaultReleaseAtomic, "wait": defaultReleaseWait, "timeout": defaultReleaseTimeout,
 		"max_history": int64(defaultReleaseMaxHistory), "recover_pending": defaultRecoverPending, "plain_http": false,
-		"cascade": defaultReleaseCascade,
+		"cascade": defaultReleaseCascade, "force_replace": false,
 	} {
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(attr), value)...)
 	}

@@ -139,6 +139,9 @@ func (r *releaseResource) apply(ctx context.Context, plan *releaseModel, creatin
 			},
 		},
 	}
+	if !creating && plan.ForceReplace.ValueBool() && !r.replaceImmutable(ctx, plan, env, rendered, diags) {
+		return
+	}
 	tflog.Info(ctx, "applying release "+id, map[string]any{"release": id, "revision": target.Revision, "objects": len(planned)})
 	out, err := env.client.Apply(ctx, spec, next)
 	if out != nil && out.Recovered != "" {

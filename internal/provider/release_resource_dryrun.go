@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/kube"
@@ -162,6 +164,11 @@ func addDryRunDiagnostic(m *releaseModel, o dryRunOutcome, enforce string, diags
 	switch {
 	case o.err == nil:
 		addDryRunWarnings(m, o, object, enforce, diags)
+	case errors.As(o.err, &refused) && refused.Immutable() && m.ForceReplace.ValueBool():
+		diags.AddAttributeWarning(at, "Object Will Be Replaced", fmt.Sprintf(
+			"Release %s: the change to %s changes %s, which cannot change once the object exists. With force_replace, the apply "+
+				"deletes the object and creates it again, which interrupts what it runs.\n\n%s",
+			m.releaseID(), object, immutableFields(refused), redactor.String(refused.Message)))
 	case errors.As(o.err, &refused) && refused.Immutable():
 		diags.AddAttributeError(at, "Immutable Field Changed", fmt.Sprintf(
 			"Release %s: the API server would refuse the change to %s, because it changes %s, which cannot change once the object "+
@@ -232,4 +239,45 @@ func addDryRunSkipped(m *releaseModel, why string, diags *diag.Diagnostics) {
 			"admission webhooks are checked only when the apply runs. API versions and fields were checked against the target Kubernetes "+
 			"version. To check everything in the plan, give the plan job an identity that may patch the release's objects.\n\n%s",
 		m.releaseID(), why))
+}
+
+// replaceImmutable deletes, before the upgrade, each object whose change the API server
+// refuses only because fields cannot change once set, and waits until it is gone, so that
+// Helm's upgrade creates it again (force_replace). It reports false, with a diagnostic, when an
+// object could not be deleted; nothing else has been changed then.
+func (r *releaseResource) replaceImmutable(ctx context.Context, m *releaseModel, env *renderEnv, rendered *rendering, diags *diag.Diagnostics) bool {
+	clients := r.data.clients(ctx, diags)
+	if clients == nil {
+		return false
+	}
+	runner, err := kube.NewDryRunner(clients)
+	if err != nil {
+		diags.AddError("Unable to Replace Objects", fmt.Sprintf("Release %s was not applied.\n\n%v", m.releaseID(), err))
+		return false
+	}
+	redactor := redactorFor(m)
+	for _, o := range dryRunAll(ctx, runner, changedObjects(m, nil, env, rendered)) {
+		var refused *kube.RefusedError
+		if !errors.As(o.err, &refused) || !refused.Immutable() {
+			continue
+		}
+		tflog.Info(ctx, "release "+m.releaseID()+": replacing "+o.key+": "+redactor.String(refused.Message), map[string]any{"release": m.releaseID()})
+		err := clients.Delete(ctx, o.object, "")
+		if err == nil {
+			err = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, m.timeoutDuration(), true, func(ctx context.Context) (bool, error) {
+				_, err := clients.Get(ctx, o.object)
+				if kube.IsNotFound(err) {
+					return true, nil
+				}
+				return false, err
+			})
+		}
+		if err != nil {
+			diags.AddError("Unable to Replace Object", fmt.Sprintf(
+				"Release %s was not upgraded: %s, whose change needs it replaced (force_replace), could not be deleted. Delete it by hand, "+
+					"or give the identity the right to delete it, then apply again.\n\n%s", m.releaseID(), o.key, redactor.String(err.Error())))
+			return false
+		}
+	}
+	return true
 }

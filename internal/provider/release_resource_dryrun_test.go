@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	corev1 "k8s.io/api/core/v1"
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -40,6 +41,20 @@ func TestAccRelease_dryRunRefusesImmutableChanges(t *testing.T) {
 				Config:      checksApplied(e.namespace, `"clusterIP" = "10.0.0.77"`),
 				PlanOnly:    true,
 				ExpectError: wrappedPattern(`(?s)Immutable Field Changed.*Service/checks.*spec.clusterIPs\[0\]`),
+			},
+			{
+				// force_replace: the apply deletes the Deployment and Helm creates it with the new selector.
+				Config: strings.Replace(checksApplied(e.namespace, `"selector" = "web-v2"`), "  wait ", "  force_replace = true\n  wait ", 1),
+				Check: func(*terraform.State) error {
+					d, err := e.kube.AppsV1().Deployments(e.namespace).Get(context.Background(), "checks", metav1.GetOptions{})
+					if err != nil {
+						return err
+					}
+					if got := d.Spec.Selector.MatchLabels["app"]; got != "web-v2" {
+						return fmt.Errorf("selector app = %q, want web-v2", got)
+					}
+					return nil
+				},
 			},
 		},
 	})
@@ -117,16 +132,18 @@ func TestAccRelease_dryRunIntoANamespaceNotCreatedYet(t *testing.T) {
 // what was not checked.
 func TestAccRelease_dryRunWithoutPermissionWarnsOnce(t *testing.T) {
 	e := testAccRelease(t)
-	cli := newTerraformCLI(t)
-	cli.writeConfig(fmt.Sprintf("provider \"gitlabk8s\" {\n  config_context = %q\n}\n", testcluster.CIJobContext) +
-		checksApplied(e.namespace, `"clusterRole" = "true"`))
-	out := cli.mustRun("plan")
-	if n := strings.Count(out, "Warning: Server-Side Checks Not Run"); n != 1 {
-		t.Fatalf("want one warning about the checks not run, got %d:\n%s", n, out)
-	}
-	for _, want := range []string{"ClusterRole.rbac.authorization.k8s.io/" + e.namespace + "-checks", "patch is not permitted", "Plan: 1 to add"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("plan output lacks %q:\n%s", want, out)
+	forEachCLI(t, func(t *testing.T, bin cliBinary) {
+		cli := newTerraformCLI(t, bin)
+		cli.writeConfig(fmt.Sprintf("provider \"gitlabk8s\" {\n  config_context = %q\n}\n", testcluster.CIJobContext) +
+			checksApplied(e.namespace, `"clusterRole" = "true"`))
+		out := cli.mustRun("plan")
+		if n := strings.Count(out, "Warning: Server-Side Checks Not Run"); n != 1 {
+			t.Fatalf("want one warning about the checks not run, got %d:\n%s", n, out)
 		}
-	}
+		for _, want := range []string{"ClusterRole.rbac.authorization.k8s.io/" + e.namespace + "-checks", "patch is not permitted", "Plan: 1 to add"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("plan output lacks %q:\n%s", want, out)
+			}
+		}
+	})
 }

@@ -47,6 +47,9 @@ func (r *releaseResource) Read(ctx context.Context, req resource.ReadRequest, re
 		// State written before cascade existed: record the default, so the next plan shows nothing.
 		state.Cascade = types.StringValue(defaultReleaseCascade)
 	}
+	if state.ForceReplace.IsNull() {
+		state.ForceReplace = types.BoolValue(false)
+	}
 	state.Revision = types.Int64Value(int64(rel.Version))
 	state.Status = types.StringValue(string(rel.Info.Status))
 	if rel.Chart != nil && rel.Chart.Metadata != nil {
