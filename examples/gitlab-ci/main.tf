@@ -6,7 +6,8 @@ provider "gitlabk8s" {
 
 # The environment's namespace: created by the first deploy, deleted by the stop job.
 resource "gitlabk8s_environment" "review" {
-  name = var.environment_name
+  name      = var.environment_name
+  namespace = var.namespace
 }
 
 # The application. Its plan shows every Kubernetes object it renders and, for a change, only the

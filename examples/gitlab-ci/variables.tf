@@ -8,6 +8,12 @@ variable "environment_name" {
   type        = string
 }
 
+variable "namespace" {
+  description = "Namespace of the environment; the pipeline passes the name it also gives the environment's Kubernetes dashboard. Null: the provider's default, \"<project path slug>-<project id>-<environment slug>\"."
+  type        = string
+  default     = null
+}
+
 variable "api_key" {
   description = "Secret passed to the application; it never shows in a plan or a job log. Set it as a masked CI/CD variable TF_VAR_api_key."
   type        = string

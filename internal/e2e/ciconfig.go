@@ -43,6 +43,17 @@ type Job struct {
 // Environment is a job's `environment`, unexpanded.
 type Environment struct {
 	Name, Action, OnStop, AutoStopIn string
+	// Kubernetes is `environment:kubernetes`, the Kubernetes dashboard's
+	// configuration.
+	Kubernetes EnvironmentKubernetes
+}
+
+// EnvironmentKubernetes is `environment:kubernetes`, unexpanded.
+type EnvironmentKubernetes struct {
+	// Agent is `agent`: "<agent configuration project path>:<agent name>".
+	Agent string
+	// Namespace is `dashboard:namespace`, or the deprecated `namespace`.
+	Namespace string
 }
 
 // globalKeywords are the top-level keys that are not jobs.
@@ -153,6 +164,7 @@ func (c *CIConfig) Job(name string) (*Job, error) {
 		job.Environment.Name = env
 	case map[string]any:
 		job.Environment = Environment{Name: str(env["name"]), Action: str(env["action"]), OnStop: str(env["on_stop"]), AutoStopIn: str(env["auto_stop_in"])}
+		job.Environment.Kubernetes = environmentKubernetes(env["kubernetes"])
 	}
 	job.ResourceGroup = str(raw["resource_group"])
 	if artifacts, ok := raw["artifacts"].(map[string]any); ok {
@@ -164,6 +176,15 @@ func (c *CIConfig) Job(name string) (*Job, error) {
 		}
 	}
 	return job, nil
+}
+
+func environmentKubernetes(v any) EnvironmentKubernetes {
+	k, _ := v.(map[string]any)
+	out := EnvironmentKubernetes{Agent: str(k["agent"]), Namespace: str(k["namespace"])}
+	if dashboard, ok := k["dashboard"].(map[string]any); ok && str(dashboard["namespace"]) != "" {
+		out.Namespace = str(dashboard["namespace"])
+	}
+	return out
 }
 
 // resolve returns the entry with its `extends` merged in: parents in order,

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -22,7 +23,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/gitlab"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/gitlabstate"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/testcluster"
 )
@@ -37,16 +37,19 @@ const (
 // harness is what every end-to-end test shares: the local cluster, the state
 // server and the provider mirror. It is set up once per test binary.
 type harness struct {
-	repoRoot  string
-	cluster   *testcluster.Cluster
-	kube      kubernetes.Interface
-	state     *gitlabstate.Server
-	gate      *writeGate
-	apiURL    string
-	jobToken  string
-	cliConfig string
-	workDir   string
-	server    *httptest.Server
+	repoRoot string
+	cluster  *testcluster.Cluster
+	kube     kubernetes.Interface
+	state    *gitlabstate.Server
+	gate     *writeGate
+	apiURL   string
+	jobToken string
+	// deleteToken is the project access token with the Maintainer role the
+	// stop job deletes states with (TF_STATE_DELETE_TOKEN).
+	deleteToken string
+	cliConfig   string
+	workDir     string
+	server      *httptest.Server
 
 	tofuOnce sync.Once
 	tofu     CLI
@@ -111,25 +114,30 @@ func newHarness() (*harness, error) {
 	if err != nil {
 		return nil, err
 	}
-	token := randomHex(16)
+	token, deleteToken := randomHex(16), "glpat-"+randomHex(16)
 	state := gitlabstate.New(gitlabstate.Config{
 		ProjectID:   projectID,
 		ProjectPath: projectPath,
-		Users:       []gitlabstate.User{{Username: gitlabUser, JobToken: token}},
+		Users: []gitlabstate.User{
+			// The job token of a Developer: it may not delete states.
+			{Username: gitlabUser, JobToken: token},
+			{Username: "project_" + projectID + "_bot", PersonalAccessToken: deleteToken, Maintainer: true},
+		},
 	})
 	gate := &writeGate{}
 	server := httptest.NewServer(gate.wrap(state))
 	return &harness{
-		repoRoot:  root,
-		cluster:   cluster,
-		kube:      kube,
-		state:     state,
-		gate:      gate,
-		apiURL:    server.URL + "/api/v4",
-		jobToken:  token,
-		cliConfig: cliConfig,
-		workDir:   workDir,
-		server:    server,
+		repoRoot:    root,
+		cluster:     cluster,
+		kube:        kube,
+		state:       state,
+		gate:        gate,
+		apiURL:      server.URL + "/api/v4",
+		jobToken:    token,
+		deleteToken: deleteToken,
+		cliConfig:   cliConfig,
+		workDir:     workDir,
+		server:      server,
 	}, nil
 }
 
@@ -174,6 +182,8 @@ type reviewApp struct {
 	snapshots []string
 	// canary is the value of the sensitive TF_VAR_api_key.
 	canary string
+	// mergeRequestIID is the branch's merge request, part of its namespace.
+	mergeRequestIID string
 }
 
 func newReviewApp(t *testing.T, h *harness, cli CLI, scenario string) *reviewApp {
@@ -189,6 +199,8 @@ func newReviewApp(t *testing.T, h *harness, cli CLI, scenario string) *reviewApp
 		branch: fmt.Sprintf("%s-%s-%s", scenario, cli.Name, randomHex(2)),
 		tree:   t.TempDir(),
 		canary: "canary-" + randomHex(8),
+		// Unique, so concurrent review apps get namespaces of their own.
+		mergeRequestIID: strconv.FormatInt(time.Now().UnixNano()%1_000_000_000, 10),
 	}
 	if err := copyTree(exampleDir(t), app.tree); err != nil {
 		t.Fatal(err)
@@ -198,17 +210,18 @@ func newReviewApp(t *testing.T, h *harness, cli CLI, scenario string) *reviewApp
 		Config: cfg,
 		Project: Project{
 			ID: projectID, Path: projectPath, ServerURL: "https://gitlab.example.com",
-			APIURL: h.apiURL, JobToken: h.jobToken, DefaultBranch: "main",
+			APIURL: h.apiURL, JobToken: h.jobToken, DefaultBranch: "main", UserLogin: gitlabUser,
 		},
 		// What a project sets in Settings > CI/CD > Variables.
 		Variables: map[string]string{
-			"TF_BIN":              cli.Path,
-			"TF_VAR_kube_context": h.cluster.AdminContext,
-			"TF_VAR_api_key":      app.canary,
+			"TF_BIN":                cli.Path,
+			"TF_VAR_kube_context":   h.cluster.AdminContext,
+			"TF_VAR_api_key":        app.canary,
+			"TF_STATE_DELETE_TOKEN": h.deleteToken,
 		},
-		// The job token is masked as GitLab masks it. The canary is deliberately not: the
+		// The tokens are masked as GitLab masks them. The canary is deliberately not: the
 		// provider must keep it out of logs by itself.
-		Masked: []string{h.jobToken},
+		Masked: []string{h.jobToken, h.deleteToken},
 		Env: map[string]string{
 			"PATH":               os.Getenv("PATH"),
 			"HOME":               home,
@@ -254,7 +267,7 @@ func (a *reviewApp) deleteBranch() {
 
 // pipeline starts a merge request pipeline for a commit.
 func (a *reviewApp) pipeline(checkout string) *Pipeline {
-	return a.runner.NewPipeline(PipelineOptions{Source: "merge_request_event", Ref: a.branch, MergeRequestIID: "17", Checkout: checkout})
+	return a.runner.NewPipeline(PipelineOptions{Source: "merge_request_event", Ref: a.branch, MergeRequestIID: a.mergeRequestIID, Checkout: checkout})
 }
 
 // jobTimeout bounds one job: on the local cluster a deploy takes seconds, and a stuck one
@@ -333,14 +346,14 @@ func (a *reviewApp) namespaceGone(ctx context.Context, ns string) error {
 	})
 }
 
-// namespace is the review app's namespace as the provider names it by
-// default from the job's predefined variables.
+// namespace is the review app's namespace as the example pipeline names it,
+// "review-<project id>-<merge request iid>".
 func (a *reviewApp) namespace() string {
-	return gitlab.DefaultNamespace(refSlug(projectPath), projectID, gitlab.EnvironmentSlug("review/"+refSlug(a.branch)))
+	return "review-" + projectID + "-" + a.mergeRequestIID
 }
 
 // stop runs the pipeline's stop_review job after the branch is deleted, and
-// checks that the namespace is gone and the state is empty and unlocked.
+// checks that the namespace and the state are gone.
 func (a *reviewApp) stop(ctx context.Context, p *Pipeline) *JobResult {
 	a.t.Helper()
 	a.deleteBranch()
@@ -351,12 +364,11 @@ func (a *reviewApp) stop(ctx context.Context, p *Pipeline) *JobResult {
 	if err := a.namespaceGone(ctx, a.namespace()); err != nil {
 		a.t.Errorf("namespace %s still exists after stop_review: %v", a.namespace(), err)
 	}
-	st, raw := a.storedState()
-	if managed := st.managed(); len(managed) != 0 {
-		a.t.Errorf("state after stop_review still holds %v", managed)
+	if st, ok := a.h.state.State(a.stateName()); ok {
+		a.t.Errorf("state %s still exists after stop_review (%d versions, lock %+v)", a.stateName(), len(st.Versions), st.Lock)
 	}
-	if raw.Lock != nil {
-		a.t.Errorf("state after stop_review is still locked: %+v", raw.Lock)
+	if !strings.Contains(res.Log, "Deleted the Terraform state "+a.stateName()) {
+		a.t.Errorf("stop_review's log does not say it deleted the state %s", a.stateName())
 	}
 	return res
 }

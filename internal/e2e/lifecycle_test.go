@@ -68,6 +68,14 @@ func TestPipeline_reviewAppLifecycle(t *testing.T) {
 		if got := app.output(ctx, deploy1, "release_status"); got != "deployed" {
 			t.Errorf("release_status after the first deploy = %q, want deployed", got)
 		}
+		// GitLab's Kubernetes dashboard of the environment shows the namespace the provider made.
+		dashboard, err := first.EnvironmentKubernetes("deploy_review")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dashboard.Namespace != ns || dashboard.Agent != h.cluster.AdminContext {
+			t.Errorf("deploy_review's environment:kubernetes = %+v, want agent %s and the provider's namespace %s", dashboard, h.cluster.AdminContext, ns)
+		}
 		app.checkPage(ctx, ns, "Hello from the first commit")
 
 		// Second commit: one value, one line of one object.
@@ -105,7 +113,7 @@ func TestPipeline_reviewAppLifecycle(t *testing.T) {
 
 		// The merge deletes the branch; GitLab runs the on_stop job, which cannot check out.
 		if ns != app.namespace() {
-			t.Errorf("namespace %s, want GitLab's default %s", ns, app.namespace())
+			t.Errorf("namespace %s, want the pipeline's %s", ns, app.namespace())
 		}
 		stop := app.stop(ctx, second)
 		logs = append(logs, stop.Log)

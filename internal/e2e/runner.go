@@ -30,6 +30,8 @@ type Project struct {
 	// JobToken is $CI_JOB_TOKEN; it is masked in job logs.
 	JobToken      string
 	DefaultBranch string
+	// UserLogin is $GITLAB_USER_LOGIN, the user the pipeline runs for.
+	UserLogin string
 }
 
 // Runner runs jobs of a CI configuration like a GitLab runner's shell
@@ -313,6 +315,9 @@ func (p *Pipeline) jobVariables(job *Job, jobID int64, projectDir string) map[st
 		"CI_COMMIT_REF_NAME":   o.Ref,
 		"CI_COMMIT_REF_SLUG":   refSlug(o.Ref),
 	}
+	if r.Project.UserLogin != "" {
+		vars["GITLAB_USER_LOGIN"] = r.Project.UserLogin
+	}
 	if o.MergeRequestIID != "" {
 		vars["CI_MERGE_REQUEST_IID"] = o.MergeRequestIID
 	} else {
@@ -338,6 +343,24 @@ func (p *Pipeline) jobVariables(job *Job, jobID int64, projectDir string) map[st
 		expanded["CI_ENVIRONMENT_ACTION"] = action
 	}
 	return expanded
+}
+
+// EnvironmentKubernetes returns the named job's `environment:kubernetes` as
+// GitLab expands it for the environment's dashboard: with the job's
+// variables but, as GitLab documents, none of CI_ENVIRONMENT_*.
+func (p *Pipeline) EnvironmentKubernetes(name string) (EnvironmentKubernetes, error) {
+	job, err := p.runner.Config.Job(name)
+	if err != nil {
+		return EnvironmentKubernetes{}, err
+	}
+	vars := p.jobVariables(job, 0, "")
+	for k := range vars {
+		if strings.HasPrefix(k, "CI_ENVIRONMENT_") {
+			delete(vars, k)
+		}
+	}
+	k := job.Environment.Kubernetes
+	return EnvironmentKubernetes{Agent: expand(k.Agent, vars), Namespace: expand(k.Namespace, vars)}, nil
 }
 
 // maxExpandDepth bounds nested references, so a cycle cannot loop.

@@ -13,7 +13,8 @@
 //	POST   state[?ID=x]  stores a new version; 204 for an empty body; 409 when
 //	                     the state is locked and x is not the lock's ID (or the
 //	                     state is unlocked and x is given)
-//	DELETE state         removes the state; 404 when absent, 409 when locked
+//	DELETE state         removes the state; 403 unless the user is a
+//	                     Maintainer, 404 when absent, 409 when locked
 //	POST   state/lock    takes the lock with the body's lock info (ID required);
 //	                     200 or 409, both answering the lock info held
 //	DELETE state/lock    releases the lock; the ID comes from the JSON body or

@@ -30,6 +30,9 @@ type User struct {
 	// PersonalAccessToken authenticates as this user with any user name.
 	// Empty: none.
 	PersonalAccessToken string
+	// Maintainer gives the user the Maintainer role, which GitLab requires to
+	// delete a state; other users may read, write and lock states.
+	Maintainer bool
 }
 
 // Config describes the one project the server knows.
@@ -203,6 +206,16 @@ func (s *Server) authenticate(r *http.Request) (string, bool) {
 	return "", false
 }
 
+// maintainer reports whether the user has the Maintainer role.
+func (s *Server) maintainer(username string) bool {
+	for _, u := range s.cfg.Users {
+		if u.Username == username {
+			return u.Maintainer
+		}
+	}
+	return false
+}
+
 func tokenEqual(want, got string) bool {
 	return want != "" && subtle.ConstantTimeCompare([]byte(want), []byte(got)) == 1
 }
@@ -275,6 +288,10 @@ func (s *Server) postState(w http.ResponseWriter, r *http.Request) {
 func (s *Server) deleteState(w http.ResponseWriter, r *http.Request) {
 	name, ok := s.stateName(w, r)
 	if !ok {
+		return
+	}
+	if !s.maintainer(userFrom(r.Context())) {
+		writeMessage(w, http.StatusForbidden, "403 Forbidden")
 		return
 	}
 	s.mu.Lock()

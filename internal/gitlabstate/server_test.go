@@ -15,6 +15,8 @@ import (
 const (
 	testJobToken = "job-token-123"
 	testPAT      = "glpat-456"
+	// testDeveloperJobToken is the job token of a user with the Developer role.
+	testDeveloperJobToken = "job-token-789"
 )
 
 var testNow = time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -24,8 +26,11 @@ func newTestServer(t *testing.T) (*Server, *client) {
 	srv := New(Config{
 		ProjectID:   "42",
 		ProjectPath: "my-group/my-app",
-		Users:       []User{{Username: "alice", JobToken: testJobToken, PersonalAccessToken: testPAT}},
-		Now:         func() time.Time { return testNow },
+		Users: []User{
+			{Username: "alice", JobToken: testJobToken, PersonalAccessToken: testPAT, Maintainer: true},
+			{Username: "dave", JobToken: testDeveloperJobToken},
+		},
+		Now: func() time.Time { return testNow },
 	})
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
@@ -135,6 +140,36 @@ func TestServer_lockedStateLifecycle(t *testing.T) {
 
 	c.expect("DELETE", statePath, "", http.StatusOK)
 	c.expect("GET", statePath, "", http.StatusNotFound)
+	if names := srv.Names(); len(names) != 0 {
+		t.Errorf("Names after DELETE = %v, want none", names)
+	}
+}
+
+// Deleting a state takes the Maintainer role, as in GitLab; the REST API's
+// PRIVATE-TOKEN header authenticates as well as basic auth.
+func TestServer_deleteNeedsMaintainer(t *testing.T) {
+	srv, c := newTestServer(t)
+	c.expect("POST", statePath, `{"serial":1}`, http.StatusOK)
+	developer := &client{t: t, base: c.base, user: JobTokenUser, password: testDeveloperJobToken}
+	developer.expect("GET", statePath, "", http.StatusOK)
+	developer.expect("DELETE", statePath, "", http.StatusForbidden)
+	if _, ok := srv.State("review-x"); !ok {
+		t.Fatal("a developer's DELETE removed the state")
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, c.base+statePath, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("PRIVATE-TOKEN", testPAT)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("DELETE with the maintainer's PRIVATE-TOKEN: status %d, want 200", resp.StatusCode)
+	}
 	if names := srv.Names(); len(names) != 0 {
 		t.Errorf("Names after DELETE = %v, want none", names)
 	}
