@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Starts a local Kubernetes control plane for tests and demos: etcd, kube-apiserver,
 # kube-controller-manager, kube-scheduler, and kwok playing the kubelet of one fake node.
-# Everything listens on loopback only and lives in one state folder. Idempotent: a running
-# cluster is left alone, a stopped one (KEEP_STATE=1 cluster-down) restarts with its data.
+# Everything listens on loopback only and lives in one state folder. Idempotent: on a running
+# cluster it only applies the RBAC manifests again and rewrites the kubeconfig and env file, a
+# stopped one (KEEP_STATE=1 cluster-down) restarts with its data.
 #
 # Settings (environment):
 #   GITLABK8S_CLUSTER_DIR     state folder (default: <repo>/.cluster)
@@ -13,6 +14,7 @@
 #
 # It writes $GITLABK8S_CLUSTER_DIR/kubeconfig (contexts admin, current, and ci-job) and
 # $GITLABK8S_CLUSTER_DIR/env (shell-sourceable: KUBECONFIG, host, tokens, CA path, kubectl).
+# The ci-job context is a CI job as the GitLab agent impersonates it (see "CI job identity").
 set -euo pipefail
 scripts="$(cd "$(dirname "$0")" && pwd)"
 # shellcheck source=lib.sh
@@ -36,8 +38,7 @@ fi
 lock_cluster
 
 if cluster_running; then
-  log "cluster already running: $APISERVER_URL (state in $CLUSTER_DIR)"
-  exit 0
+  log "cluster already running: $APISERVER_URL (state in $CLUSTER_DIR); refreshing its RBAC and kubeconfig"
 fi
 
 # --- binaries -----------------------------------------------------------------------------------
@@ -102,14 +103,13 @@ if [ ! -s "$PKI_DIR/ca.crt" ] || [ ! -s "$PKI_DIR/apiserver.crt" ] || [ ! -s "$P
   )
 fi
 
-# Static tokens: the simplest way to get both an all-powerful and a restricted identity.
+# Static tokens: the simplest way to get an all-powerful identity and the components' own.
 # Format: token,user,uid,"group,group".
 if [ ! -s "$PKI_DIR/tokens.csv" ]; then
   (
     umask 077
     {
       echo "$(openssl rand -hex 24),admin,admin,\"system:masters\""
-      echo "$(openssl rand -hex 24),ci-job,ci-job"
       echo "$(openssl rand -hex 24),system:kube-controller-manager,system:kube-controller-manager"
       echo "$(openssl rand -hex 24),system:kube-scheduler,system:kube-scheduler"
       # kwok writes node and pod status, leases and deletes pods: give it the run of the cluster.
@@ -120,7 +120,9 @@ if [ ! -s "$PKI_DIR/tokens.csv" ]; then
 fi
 token_of() { awk -F, -v user="$1" '$2 == user {print $1}' "$PKI_DIR/tokens.csv"; }
 ADMIN_TOKEN="$(token_of admin)"
-CI_JOB_TOKEN="$(token_of ci-job)"
+
+# user_impersonation[USER] holds kubeconfig lines added to USER's entry (see "CI job identity").
+declare -A user_impersonation=()
 
 # write_kubeconfig FILE CURRENT-CONTEXT USER=TOKEN... writes a kubeconfig with one context per
 # user. The CA is embedded, so the file works wherever it is copied, and TLS is always verified.
@@ -152,14 +154,16 @@ write_kubeconfig() {
         echo "- name: ${pair%%=*}"
         echo "  user:"
         echo "    token: ${pair#*=}"
+        if [ -n "${user_impersonation[${pair%%=*}]:-}" ]; then echo "${user_impersonation[${pair%%=*}]}"; fi
       done
       echo "preferences: {}"
     } >"$file.tmp"
     mv "$file.tmp" "$file"
   )
 }
-write_kubeconfig "$KUBECONFIG_FILE" admin "admin=$ADMIN_TOKEN" "ci-job=$CI_JOB_TOKEN"
-for user in system:kube-controller-manager system:kube-scheduler kwok; do
+# This script's own kubectl uses admin.yaml, so the kubeconfig clients read is written once, at
+# the end, and a refresh never shows them one without the ci-job context.
+for user in admin system:kube-controller-manager system:kube-scheduler kwok; do
   write_kubeconfig "$CLUSTER_DIR/kubeconfigs/${user#system:}.yaml" "${user#system:}" "${user#system:}=$(token_of "$user")"
 done
 
@@ -221,7 +225,7 @@ wait_until() {
   log "$what"
 }
 
-kubectl() { "$KUBECTL" --kubeconfig "$KUBECONFIG_FILE" --context admin "$@"; }
+kubectl() { "$KUBECTL" --kubeconfig "$CLUSTER_DIR/kubeconfigs/admin.yaml" --context admin "$@"; }
 
 # wait_port_free NAME PORT VARIABLE waits until nothing listens on 127.0.0.1:PORT, unless our own
 # NAME is running (then the port is its own). Another cluster on the same ports that is shutting
@@ -296,8 +300,10 @@ start kube-scheduler "$kube_bin/kube-scheduler" \
   --secure-port=0 \
   --profiling=false
 
-# The node and the ci-job RBAC; apply leaves them untouched when they already match.
-kubectl apply -f "$scripts/cluster/manifests/node.yaml" -f "$scripts/cluster/manifests/rbac-ci-job.yaml" >/dev/null
+# The node, the GitLab agent's ServiceAccount and the ci-job RBAC; apply leaves them untouched
+# when they already match.
+kubectl apply -f "$scripts/cluster/manifests/node.yaml" -f "$scripts/cluster/manifests/gitlab-agent.yaml" \
+  -f "$scripts/cluster/manifests/rbac-ci-job.yaml" >/dev/null
 # --- node capacity and storage class (local-cloud) ---------------------------------------------
 # apply does not touch a Node's status, so a node made by an earlier cluster-up gets the capacity
 # of node.yaml through its status subresource; kwok keeps whatever capacity the node has.
@@ -356,6 +362,26 @@ wait_until local-cloud "local-cloud provisioning volumes and load balancers" loc
 wait_until kube-controller-manager "ServiceAccount default/default exists" \
   kubectl -n default get serviceaccount default
 
+# --- CI job identity ----------------------------------------------------------------------------
+# The ci-job context is what the GitLab agent does for a CI job with ci_access and
+# access_as: {ci_job: {}}: the agent's ServiceAccount (gitlab-agent/gitlab-agent, which may only
+# impersonate) impersonates user gitlab:ci_job:<job id> with the groups below, so RBAC decides on
+# the job's identity for real. The job is job 1 of project 1 (in group 1), environment "ci" of
+# tier development; rbac-ci-job.yaml grants project 1's jobs their rights.
+AGENT_TOKEN="$(kubectl -n gitlab-agent create token gitlab-agent --duration=8760h)"
+user_impersonation[ci-job]="$(cat <<'YAML'
+    as: gitlab:ci_job:1
+    as-groups:
+    - gitlab:ci_job
+    - gitlab:group:1
+    - gitlab:group_env_tier:1:development
+    - gitlab:project:1
+    - gitlab:project_env:1:ci
+    - gitlab:project_env_tier:1:development
+YAML
+)"
+write_kubeconfig "$KUBECONFIG_FILE" admin "admin=$ADMIN_TOKEN" "ci-job=$AGENT_TOKEN"
+
 # --- files for clients --------------------------------------------------------------------------
 
 (
@@ -367,7 +393,9 @@ export KUBECONFIG='$KUBECONFIG_FILE'
 export GITLABK8S_KUBE_HOST='$APISERVER_URL'
 export GITLABK8S_KUBE_CA_FILE='$PKI_DIR/ca.crt'
 export GITLABK8S_ADMIN_TOKEN='$ADMIN_TOKEN'
-export GITLABK8S_CI_JOB_TOKEN='$CI_JOB_TOKEN'
+export GITLABK8S_AGENT_TOKEN='$AGENT_TOKEN'
+# The same token under its earlier name, for checkouts that still read it.
+export GITLABK8S_CI_JOB_TOKEN='$AGENT_TOKEN'
 export GITLABK8S_KUBECTL='$KUBECTL'
 ENV
   mv "$ENV_FILE.tmp" "$ENV_FILE"

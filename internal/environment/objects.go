@@ -16,7 +16,8 @@ type Environment struct {
 	Slug      string
 	Namespace string
 	// Objects are in the order they are applied: the Namespace first, then
-	// the ServiceAccount before the RoleBinding that names it.
+	// the CI jobs' RoleBinding (their rights for the rest), then the
+	// ServiceAccount before the RoleBinding that names it.
 	Objects []manifest.Object
 }
 
@@ -54,6 +55,13 @@ func Build(spec Spec, ci gitlab.CIMetadata) (Environment, Problems) {
 	b := builder{spec: spec, ci: ci, slug: slug, namespace: namespace}
 	env := Environment{Name: spec.Name, Slug: slug, Namespace: namespace}
 	env.Objects = append(env.Objects, b.namespaceObject())
+	if spec.CIJobAccess != nil {
+		binding, ps := b.ciJobRoleBinding()
+		if len(ps) > 0 {
+			return Environment{}, ps
+		}
+		env.Objects = append(env.Objects, binding)
+	}
 	if spec.ServiceAccountEnabled() {
 		env.Objects = append(env.Objects, b.serviceAccount(), b.role(), b.roleBinding())
 	}
@@ -84,6 +92,7 @@ func ImportCandidates(namespace string) []manifest.Object {
 	}
 	return []manifest.Object{
 		{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": namespace}},
+		ref(rbacAPIVersion, "RoleBinding", CIJobRoleBindingName),
 		ref("v1", "ServiceAccount", DefaultServiceAccountName),
 		ref(rbacAPIVersion, "Role", DefaultServiceAccountName),
 		ref(rbacAPIVersion, "RoleBinding", DefaultServiceAccountName),
@@ -128,6 +137,7 @@ func (b builder) namespaceObject() manifest.Object {
 		labels = map[string]string{}
 	}
 	maps.Copy(labels, gitlab.OwnershipLabels(b.slug))
+	maps.Copy(labels, b.ciJobNamespaceLabels())
 	annotations := maps.Clone(b.spec.Annotations)
 	if annotations == nil {
 		annotations = map[string]string{}

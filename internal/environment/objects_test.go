@@ -69,6 +69,7 @@ func TestBuild_manifestsMatchGolden(t *testing.T) {
 				{APIGroups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"get", "patch"}, ResourceNames: []string{"web"}},
 			}},
 		}},
+		{"ci-job-access", Spec{Name: "review/feature-x", CIJobAccess: &CIJobAccessSpec{}}},
 		{"namespace-only", Spec{
 			Name:           "production",
 			Namespace:      "shop-production",
@@ -192,8 +193,8 @@ func TestBuild_defaultNamespaceThatIsProtectedIsRefused(t *testing.T) {
 }
 
 func TestImportCandidates_coverEveryDefaultObject(t *testing.T) {
-	spec := Spec{Name: "review/x", ResourceQuota: map[string]string{"pods": "1"}, LimitRange: &LimitRangeSpec{Max: map[string]string{"cpu": "1"}}}
-	env, problems := Build(spec, gitlab.CIMetadata{})
+	spec := Spec{Name: "review/x", ResourceQuota: map[string]string{"pods": "1"}, LimitRange: &LimitRangeSpec{Max: map[string]string{"cpu": "1"}}, CIJobAccess: &CIJobAccessSpec{}}
+	env, problems := Build(spec, gitlab.CIMetadata{ProjectID: "7"})
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}

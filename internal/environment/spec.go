@@ -32,6 +32,8 @@ type Spec struct {
 	// LimitRange is nil for no LimitRange.
 	LimitRange    *LimitRangeSpec
 	NetworkPolicy NetworkPolicySpec
+	// CIJobAccess is nil for no CI job RoleBinding.
+	CIJobAccess *CIJobAccessSpec
 }
 
 // ServiceAccountSpec configures the deploy ServiceAccount, Role and RoleBinding.

@@ -25,6 +25,7 @@ func Validate(spec Spec) Problems {
 	ps = append(ps, ValidateResourceQuota(spec.ResourceQuota)...)
 	ps = append(ps, ValidateLimitRange(spec.LimitRange)...)
 	ps = append(ps, ValidateNetworkPolicy(spec.NetworkPolicy)...)
+	ps = append(ps, ValidateCIJobAccess(spec.CIJobAccess)...)
 	return ps
 }
 
@@ -55,7 +56,7 @@ func protectedDetail(ns string) string {
 
 // ProviderLabels are the Namespace labels the provider sets itself; the
 // labels attribute cannot set them.
-var ProviderLabels = []string{gitlab.LabelManagedBy, gitlab.LabelEnvironmentSlug, namespaceNameLabel}
+var ProviderLabels = []string{gitlab.LabelManagedBy, gitlab.LabelEnvironmentSlug, namespaceNameLabel, gitlab.LabelProjectID}
 
 // namespaceNameLabel is set on every namespace by the API server.
 const namespaceNameLabel = "kubernetes.io/metadata.name"

@@ -23,6 +23,10 @@ const (
 	ManagedByValue        = "gitlabk8s"
 	AnnotationEnvironment = "gitlabk8s.io/environment"
 	LabelEnvironmentSlug  = "gitlabk8s.io/environment-slug"
+	// LabelProjectID carries the GitLab project ID on a namespace whose CI
+	// jobs are bound in it; with LabelEnvironmentSlug it names the
+	// environment's job group, [ProjectEnvironmentGroup].
+	LabelProjectID = "gitlabk8s.io/project-id"
 
 	AnnotationGitLabEnv = "app.gitlab.com/env"
 	AnnotationGitLabApp = "app.gitlab.com/app"
@@ -95,4 +99,11 @@ func OwnedBy(annotations, labels map[string]string, envName string) bool {
 	return envName != "" &&
 		labels[LabelManagedBy] == ManagedByValue &&
 		annotations[AnnotationEnvironment] == envName
+}
+
+// ProjectEnvironmentGroup is the group the GitLab agent puts a CI job of the
+// environment envSlug of project projectID in when it impersonates the job
+// (ci_access with access_as ci_job): gitlab:project_env:<project id>:<slug>.
+func ProjectEnvironmentGroup(projectID, envSlug string) string {
+	return "gitlab:project_env:" + projectID + ":" + envSlug
 }

@@ -191,6 +191,30 @@ func (r *environmentResource) Schema(ctx context.Context, _ resource.SchemaReque
 					},
 				},
 			},
+			"ci_job_access": schema.SingleNestedAttribute{
+				Optional: true,
+				MarkdownDescription: fmt.Sprintf("Bind the environment's own GitLab CI jobs in its namespace: a RoleBinding `%s`, applied right after the namespace, grants "+
+					"`subjects` the ClusterRole `cluster_role` there and nowhere else. With the GitLab agent's `ci_access` impersonating each job "+
+					"(`access_as: {ci_job: {}}`), a later job of this environment may then deploy to this namespace and a job of another environment may not. "+
+					"The namespace also gets the label `%s`, by which the documented cluster setup recognises it; see the guide "+
+					"\"Least-privilege CI jobs per environment\" for the one-time cluster setup this needs. No RoleBinding when unset.",
+					environment.CIJobRoleBindingName, gitlab.LabelProjectID),
+				Attributes: map[string]schema.Attribute{
+					"cluster_role": schema.StringAttribute{Optional: true, MarkdownDescription: fmt.Sprintf(
+						"The ClusterRole granted in the namespace. Default `%s`, the one the documented cluster setup defines. Creating the RoleBinding "+
+							"takes the `bind` verb on it, or holding every right it grants (Kubernetes' RBAC escalation rules).", environment.DefaultCIJobClusterRole)},
+					"subjects": schema.ListNestedAttribute{
+						Optional: true,
+						MarkdownDescription: "Who is bound. Default: the group `gitlab:project_env:<project id>:<slug>`, in which the GitLab agent puts every CI job of " +
+							"this environment (the project ID comes from `CI_PROJECT_ID` or the provider's `gitlab` block).",
+						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+							"kind":      schema.StringAttribute{Required: true, MarkdownDescription: "Kind of the subject: " + quoted(environment.SubjectKinds) + "."},
+							"name":      schema.StringAttribute{Required: true, MarkdownDescription: "Name of the group, user or ServiceAccount, e.g. `gitlab:project_env_tier:42:production`."},
+							"namespace": schema.StringAttribute{Optional: true, MarkdownDescription: "Namespace of a ServiceAccount; default the environment's namespace."},
+						}},
+					},
+				},
+			},
 			"retain_on_destroy": schema.BoolAttribute{
 				Optional:            true,
 				Computed:            true,

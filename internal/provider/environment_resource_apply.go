@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -13,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	k8stypes "k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/environment"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/gitlab"
@@ -208,9 +210,13 @@ func prepareNamespace(ctx context.Context, cluster environmentCluster, env envir
 // apply, which writes no state when it fails.
 func (r *environmentResource) applyObjects(ctx context.Context, cluster environmentCluster, env environment.Environment, creating bool, diags *diag.Diagnostics) (k8stypes.UID, bool) {
 	var uid k8stypes.UID
+	bound := false
 	for i, obj := range env.Objects {
 		key := keyOf(obj, env.Namespace)
 		applied, err := cluster.Apply(ctx, obj)
+		if _, refused := kube.AsForbidden(err); refused && bound {
+			applied, err = applyOnceBindingHolds(ctx, cluster, obj, err)
+		}
 		if err != nil {
 			todo := "Fix the cause and apply again; the objects applied so far are kept."
 			if creating && i > 0 {
@@ -223,9 +229,32 @@ func (r *environmentResource) applyObjects(ctx context.Context, cluster environm
 		if i == 0 {
 			uid = applied.GetUID()
 		}
+		bound = bound || isCIJobRoleBinding(obj)
 		tflog.Debug(ctx, "applied environment object", map[string]any{"object": key})
 	}
 	return uid, true
+}
+
+// rbacPropagation bounds how long the API server's authorizer may take to see a RoleBinding
+// just written: until it does, the rights the binding grants are refused.
+const rbacPropagation = 10 * time.Second
+
+// applyOnceBindingHolds retries an apply that RBAC refused right after the CI jobs' RoleBinding
+// was applied, for as long as a new binding may take to count. It returns the last answer.
+func applyOnceBindingHolds(ctx context.Context, cluster environmentCluster, obj manifest.Object, refusal error) (*unstructured.Unstructured, error) {
+	var applied *unstructured.Unstructured
+	err := refusal
+	_ = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, rbacPropagation, false, func(ctx context.Context) (bool, error) {
+		applied, err = cluster.Apply(ctx, obj)
+		_, refused := kube.AsForbidden(err)
+		return !refused, nil
+	})
+	return applied, err
+}
+
+func isCIJobRoleBinding(obj manifest.Object) bool {
+	u := unstructured.Unstructured{Object: obj}
+	return u.GetKind() == "RoleBinding" && u.GetName() == environment.CIJobRoleBindingName
 }
 
 // keyOf is the manifests key of obj.

@@ -13,6 +13,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/testcluster"
 )
 
 func TestAccEnvironment_destroyWithoutDeleteRightKeepsEverything(t *testing.T) {
@@ -46,7 +48,7 @@ resource "gitlabk8s_environment" "test" {
 			{
 				Config:  config,
 				Destroy: true,
-				ExpectError: regexp.MustCompile(`(?s)Unable to Delete Namespace.*identity\s+"ci-job"\s+may\s+not\s+delete\s+the\s+namespace\s+` + namespace +
+				ExpectError: regexp.MustCompile(`(?s)Unable to Delete Namespace.*identity\s+"` + regexp.QuoteMeta(testcluster.CIJobContextJob.User()) + `"\s+may\s+not\s+delete\s+the\s+namespace\s+` + namespace +
 					`.*verb\s+"delete"\s+on\s+the\s+resource\s+"namespaces".*namespace\s+and\s+the\s+Terraform\s+state\s+were\s+both\s+kept.*kubectl\s+create\s+rolebinding`),
 			},
 			{
@@ -60,7 +62,7 @@ resource "gitlabk8s_environment" "test" {
 					binding := &rbacv1.RoleBinding{
 						ObjectMeta: metav1.ObjectMeta{Name: "ci-job-may-delete", Namespace: namespace},
 						RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: deleter.Name},
-						Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: "ci-job"}},
+						Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: testcluster.CIJobContextJob.User()}},
 					}
 					if _, err := client.RbacV1().RoleBindings(namespace).Create(ctx, binding, metav1.CreateOptions{}); err != nil {
 						t.Fatal(err)
@@ -206,7 +208,7 @@ func TestAccEnvironment_createFailureIsResumedByTheNextApply(t *testing.T) {
 				// ci-job may not create ResourceQuotas: the namespace and the
 				// objects before the quota are applied, then the apply stops.
 				Config: config("ci-job", `resource_quota = { pods = "5" }`),
-				ExpectError: regexp.MustCompile(`(?s)Unable to Apply Environment Object.*ResourceQuota/gitlabk8s-environment.*identity\s+"ci-job"\s+may\s+not\s+patch` +
+				ExpectError: regexp.MustCompile(`(?s)Unable to Apply Environment Object.*ResourceQuota/gitlabk8s-environment.*identity\s+"` + regexp.QuoteMeta(testcluster.CIJobContextJob.User()) + `"\s+may\s+not\s+patch` +
 					`.*verb\s+"patch"\s+on\s+the\s+resource\s+"resourcequotas".*--verb=create,patch.*next\s+apply\s+adopts\s+it`),
 			},
 			{

@@ -26,6 +26,7 @@ type environmentModel struct {
 	ResourceQuota   types.Map      `tfsdk:"resource_quota"`
 	LimitRange      types.Object   `tfsdk:"limit_range"`
 	NetworkPolicy   types.Object   `tfsdk:"network_policy"`
+	CIJobAccess     types.Object   `tfsdk:"ci_job_access"`
 	RetainOnDestroy types.Bool     `tfsdk:"retain_on_destroy"`
 	Manifests       types.Map      `tfsdk:"manifests"`
 	Timeouts        timeouts.Value `tfsdk:"timeouts"`
@@ -52,6 +53,17 @@ type limitRangeModel struct {
 	MaxLimitRequestRatio map[string]string `tfsdk:"max_limit_request_ratio"`
 }
 
+type ciJobAccessModel struct {
+	ClusterRole types.String   `tfsdk:"cluster_role"`
+	Subjects    []subjectModel `tfsdk:"subjects"`
+}
+
+type subjectModel struct {
+	Kind      types.String `tfsdk:"kind"`
+	Name      types.String `tfsdk:"name"`
+	Namespace types.String `tfsdk:"namespace"`
+}
+
 type networkPolicyModel struct {
 	Enabled             types.Bool `tfsdk:"enabled"`
 	AllowFromNamespaces []string   `tfsdk:"allow_from_namespaces"`
@@ -60,11 +72,11 @@ type networkPolicyModel struct {
 // specParts records which parts of a spec were known; at validate time (and
 // at plan time, for values that come from other resources) some are not.
 type specParts struct {
-	name, namespace, labels, annotations, serviceAccount, resourceQuota, limitRange, networkPolicy bool
+	name, namespace, labels, annotations, serviceAccount, resourceQuota, limitRange, networkPolicy, ciJobAccess bool
 }
 
 func (p specParts) all() bool {
-	return p.name && p.namespace && p.labels && p.annotations && p.serviceAccount && p.resourceQuota && p.limitRange && p.networkPolicy
+	return p.name && p.namespace && p.labels && p.annotations && p.serviceAccount && p.resourceQuota && p.limitRange && p.networkPolicy && p.ciJobAccess
 }
 
 // fullyKnown reports whether v and everything inside it is known.
@@ -119,6 +131,17 @@ func (m environmentModel) spec(ctx context.Context) (environment.Spec, specParts
 		diags.Append(m.NetworkPolicy.As(ctx, &np, basetypes.ObjectAsOptions{})...)
 		spec.NetworkPolicy = environment.NetworkPolicySpec{Enabled: boolPointer(np.Enabled), AllowFromNamespaces: np.AllowFromNamespaces}
 	}
+	if parts.ciJobAccess = fullyKnown(ctx, m.CIJobAccess); parts.ciJobAccess && !m.CIJobAccess.IsNull() {
+		var access ciJobAccessModel
+		diags.Append(m.CIJobAccess.As(ctx, &access, basetypes.ObjectAsOptions{})...)
+		spec.CIJobAccess = &environment.CIJobAccessSpec{ClusterRole: stringPointer(access.ClusterRole)}
+		if access.Subjects != nil {
+			spec.CIJobAccess.Subjects = make([]environment.Subject, len(access.Subjects))
+			for i, s := range access.Subjects {
+				spec.CIJobAccess.Subjects[i] = environment.Subject{Kind: s.Kind.ValueString(), Name: s.Name.ValueString(), Namespace: s.Namespace.ValueString()}
+			}
+		}
+	}
 	return spec, parts, diags
 }
 
@@ -147,6 +170,9 @@ func validateKnownParts(spec environment.Spec, parts specParts) environment.Prob
 	}
 	if parts.networkPolicy {
 		ps = append(ps, environment.ValidateNetworkPolicy(spec.NetworkPolicy)...)
+	}
+	if parts.ciJobAccess {
+		ps = append(ps, environment.ValidateCIJobAccess(spec.CIJobAccess)...)
 	}
 	return ps
 }

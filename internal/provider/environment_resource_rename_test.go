@@ -18,6 +18,7 @@ import (
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/environment"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/gitlab"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/testcluster"
 )
 
 // renameTestProject is the GitLab project of the rename tests: with it, an
@@ -332,7 +333,7 @@ func TestAccEnvironment_renameWithoutDeleteRightKeepsEverything(t *testing.T) {
 				Config:           e.config("ci-job", e.newName),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: replacement},
 				ExpectError: wrappedText("Unable to Delete Namespace",
-					`The identity "ci-job" may not delete the namespace `+e.oldNamespace,
+					`The identity "`+testcluster.CIJobContextJob.User()+`" may not delete the namespace `+e.oldNamespace,
 					`RBAC refuses the verb "delete" on the resource "namespaces"`,
 					"The namespace and the Terraform state were both kept"),
 			},
@@ -414,7 +415,7 @@ func TestAccEnvironment_updateRefusedByRBACKeepsTheState(t *testing.T) {
 					plancheck.ExpectResourceAction(envAddr, plancheck.ResourceActionUpdate), quotaChange,
 				}},
 				ExpectError: wrappedText("Unable to Apply Environment Object",
-					"Applying ResourceQuota/"+environment.ResourceQuotaName, `The identity "ci-job" may not patch`,
+					"Applying ResourceQuota/"+environment.ResourceQuotaName, `The identity "`+testcluster.CIJobContextJob.User()+`" may not patch`,
 					`RBAC refuses the verb "patch" on the resource "resourcequotas"`,
 					"--verb=create,patch --resource=resourcequotas", "the objects applied so far are kept"),
 			},
@@ -494,7 +495,7 @@ func TestAccEnvironment_halfAppliedRenameCanBeRevertedOrDestroyed(t *testing.T) 
 					{
 						// ci-job may mark the namespace but not write the ResourceQuota.
 						Config:      config("ci-job", newName),
-						ExpectError: wrappedText("Unable to Apply Environment Object", "ResourceQuota/"+environment.ResourceQuotaName, `"ci-job" may not patch`),
+						ExpectError: wrappedText("Unable to Apply Environment Object", "ResourceQuota/"+environment.ResourceQuotaName, `"`+testcluster.CIJobContextJob.User()+`" may not patch`),
 					},
 					last,
 				},

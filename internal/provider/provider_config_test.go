@@ -11,6 +11,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/testcluster"
 )
 
 const clusterDataConfig = `
@@ -49,7 +51,8 @@ provider "gitlabk8s" {
   config_path    = %q
   config_context = "ci-job"
 }`, c.Kubeconfig) + clusterDataConfig,
-			ConfigStateChecks: clusterChecks("ci-job", "ci-job"),
+			// The ci-job context impersonates a CI job, as the GitLab agent does.
+			ConfigStateChecks: clusterChecks("ci-job", testcluster.CIJobContextJob.User()),
 		}},
 	})
 }
@@ -80,13 +83,13 @@ func TestAccProvider_environmentVariableFallbacks(t *testing.T) {
 	}
 	t.Setenv("KUBECONFIG", "")
 	t.Setenv("GITLABK8S_HOST", c.Host)
-	t.Setenv("GITLABK8S_TOKEN", c.CIJobToken)
+	t.Setenv("GITLABK8S_TOKEN", c.AgentToken)
 	t.Setenv("GITLABK8S_CLUSTER_CA_CERTIFICATE", string(ca))
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:            `provider "gitlabk8s" {}` + clusterDataConfig,
-			ConfigStateChecks: clusterChecks("", "ci-job"),
+			ConfigStateChecks: clusterChecks("", testcluster.AgentUser),
 		}},
 	})
 }

@@ -24,10 +24,16 @@ import (
 const (
 	// AdminContext authenticates as the cluster administrator (group system:masters).
 	AdminContext = "admin"
-	// CIJobContext authenticates as ci-job, a GitLab CI deploy identity: it may create, update
-	// and fill namespaces but not delete them.
+	// CIJobContext is a GitLab CI job of project 1 as the GitLab agent impersonates it
+	// ([CIJobContextJob]): it may create, update and fill namespaces but not delete them.
 	CIJobContext = "ci-job"
+	// AgentUser is the identity the ci-job context authenticates as, the stand-in of the GitLab
+	// agent's ServiceAccount: it may only impersonate.
+	AgentUser = "system:serviceaccount:gitlab-agent:gitlab-agent"
 )
+
+// CIJobContextJob is the job the ci-job context impersonates, as scripts/cluster-up.sh writes it.
+var CIJobContextJob = CIJob{ID: "1", ProjectID: "1", GroupIDs: []string{"1"}, EnvironmentSlug: "ci", Tier: "development"}
 
 // Cluster describes a running local cluster, as scripts/cluster-up.sh wrote it down.
 type Cluster struct {
@@ -43,9 +49,10 @@ type Cluster struct {
 	// AdminContext and CIJobContext name the kubeconfig's two contexts.
 	AdminContext string
 	CIJobContext string
-	// AdminToken and CIJobToken are the bearer tokens of the two identities.
+	// AdminToken is the bearer token of the administrator; AgentToken the one of the GitLab
+	// agent's stand-in ([AgentUser]), which the ci-job context impersonates with.
 	AdminToken string
-	CIJobToken string
+	AgentToken string
 	// KubectlPath is the path of a kubectl binary matching the API server's version.
 	KubectlPath string
 }
@@ -57,7 +64,7 @@ const (
 	envHost       = "GITLABK8S_KUBE_HOST"
 	envCAFile     = "GITLABK8S_KUBE_CA_FILE"
 	envAdminToken = "GITLABK8S_ADMIN_TOKEN"
-	envCIJobToken = "GITLABK8S_CI_JOB_TOKEN"
+	envAgentToken = "GITLABK8S_AGENT_TOKEN"
 	envKubectl    = "GITLABK8S_KUBECTL"
 )
 
@@ -170,13 +177,13 @@ func load(dir string) (*Cluster, error) {
 		AdminContext: AdminContext,
 		CIJobContext: CIJobContext,
 		AdminToken:   vars[envAdminToken],
-		CIJobToken:   vars[envCIJobToken],
+		AgentToken:   vars[envAgentToken],
 		KubectlPath:  vars[envKubectl],
 	}
 	var missing []string
 	for name, value := range map[string]string{
 		envClusterDir: c.Dir, envKubeconfig: c.Kubeconfig, envHost: c.Host, envCAFile: c.CAFile,
-		envAdminToken: c.AdminToken, envCIJobToken: c.CIJobToken, envKubectl: c.KubectlPath,
+		envAdminToken: c.AdminToken, envAgentToken: c.AgentToken, envKubectl: c.KubectlPath,
 	} {
 		if value == "" {
 			missing = append(missing, name)

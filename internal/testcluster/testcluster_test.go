@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -149,6 +151,14 @@ func TestEnsure_startsAClusterWithAReadyNode(t *testing.T) {
 	ciJob, err := c.Clientset(c.CIJobContext)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The API server sees the CI job the context impersonates, as it sees a GitLab agent's.
+	review, err := ciJob.AuthenticationV1().SelfSubjectReviews().Create(ctx, &authenticationv1.SelfSubjectReview{}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if user := review.Status.UserInfo; user.Username != CIJobContextJob.User() || !slices.Equal(user.Groups, append(CIJobContextJob.Groups(), "system:authenticated")) {
+		t.Errorf("ci-job is %s in %v, want %s in %v", user.Username, user.Groups, CIJobContextJob.User(), CIJobContextJob.Groups())
 	}
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "testcluster-"}}
 	ns, err = ciJob.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})
