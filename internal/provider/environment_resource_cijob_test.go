@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -19,6 +20,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -183,6 +185,7 @@ func applyClusterSetup(t *testing.T, c *testcluster.Cluster) string {
 		}
 	}
 	kubectl("apply", "-f", file)
+	waitForPolicy(t, c, projectID)
 	t.Cleanup(func() {
 		kubectl("delete", "--ignore-not-found",
 			"clusterrolebinding/gitlabk8s:environment-creator:project-"+projectID,
@@ -190,6 +193,21 @@ func applyClusterSetup(t *testing.T, c *testcluster.Cluster) string {
 			"validatingadmissionpolicybinding/gitlabk8s-ci-job-environments-project-"+projectID)
 	})
 	return projectID
+}
+
+// waitForPolicy waits until the API server enforces the new admission policy, which takes it a
+// moment: until a job of the project is refused binding itself in kube-system (a dry run).
+func waitForPolicy(t *testing.T, c *testcluster.Cluster, projectID string) {
+	t.Helper()
+	probe := ciJobClient(t, c, t.TempDir(), testcluster.CIJob{ID: "1", ProjectID: projectID, EnvironmentSlug: "probe", Tier: "development"})
+	var last error
+	err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, last = probe.RbacV1().RoleBindings("kube-system").Create(ctx, selfBinding(projectID, "probe"), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		return apierrors.IsForbidden(last) && strings.Contains(last.Error(), "ValidatingAdmissionPolicy"), nil
+	})
+	if err != nil {
+		t.Fatalf("the admission policy of project %s is not enforced after 30s; last answer: %v", projectID, last)
+	}
 }
 
 func ciJobKubeconfig(t *testing.T, c *testcluster.Cluster, dir string, job testcluster.CIJob) string {
