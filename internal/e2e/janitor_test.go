@@ -13,9 +13,14 @@ import (
 	"testing"
 	"time"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"sigs.k8s.io/yaml"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/gitlab"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/gitlabstate"
@@ -158,12 +163,98 @@ func createAll(t *testing.T, h *harness, cases []sweepCase) {
 	}
 }
 
-func janitorRunner(t *testing.T, h *harness, cli CLI, p *janitorProject) (*Runner, string) {
+func janitorDir(t *testing.T) string {
 	t.Helper()
 	dir, err := filepath.Abs(filepath.Join("..", "..", "examples", "janitor"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return dir
+}
+
+// janitorIdentity is a ServiceAccount with the ClusterRole of examples/janitor/rbac.yaml and
+// nothing else, and a kubeconfig whose context "janitor" uses it.
+func janitorIdentity(t *testing.T, h *harness) (kubeconfig, contextName string) {
+	t.Helper()
+	ctx := testContext(t)
+	data, err := os.ReadFile(filepath.Join(janitorDir(t), "rbac.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var role rbacv1.ClusterRole
+	for _, doc := range strings.Split(string(data), "\n---\n") {
+		var probe metav1.TypeMeta
+		if err := yaml.Unmarshal([]byte(doc), &probe); err != nil {
+			t.Fatal(err)
+		}
+		if probe.Kind == "ClusterRole" {
+			if err := yaml.Unmarshal([]byte(doc), &role); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if len(role.Rules) == 0 {
+		t.Fatal("examples/janitor/rbac.yaml holds no ClusterRole with rules")
+	}
+	suffix := randomHex(3)
+	ns := "janitor-identity-" + suffix
+	role.ObjectMeta = metav1.ObjectMeta{Name: role.Name + "-" + suffix}
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: role.Name},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role.Name},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "janitor", Namespace: ns}},
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_ = h.kube.RbacV1().ClusterRoleBindings().Delete(ctx, binding.Name, metav1.DeleteOptions{})
+		_ = h.kube.RbacV1().ClusterRoles().Delete(ctx, role.Name, metav1.DeleteOptions{})
+		_ = h.kube.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
+	})
+	if _, err := h.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.kube.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "janitor"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.kube.RbacV1().ClusterRoles().Create(ctx, &role, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.kube.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	expiry := int64(3600)
+	token, err := h.kube.CoreV1().ServiceAccounts(ns).CreateToken(ctx, "janitor",
+		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &expiry}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin, err := h.cluster.RESTConfig(h.cluster.AdminContext)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca := admin.CAData
+	if len(ca) == 0 && admin.CAFile != "" {
+		if ca, err = os.ReadFile(admin.CAFile); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["local"] = &clientcmdapi.Cluster{Server: admin.Host, CertificateAuthorityData: ca}
+	cfg.AuthInfos["janitor"] = &clientcmdapi.AuthInfo{Token: token.Status.Token}
+	cfg.Contexts["janitor"] = &clientcmdapi.Context{Cluster: "local", AuthInfo: "janitor"}
+	cfg.CurrentContext = "janitor"
+	kubeconfig = filepath.Join(t.TempDir(), "janitor.kubeconfig")
+	if err := clientcmd.WriteToFile(*cfg, kubeconfig); err != nil {
+		t.Fatal(err)
+	}
+	return kubeconfig, "janitor"
+}
+
+func janitorRunner(t *testing.T, h *harness, cli CLI, p *janitorProject) (*Runner, string) {
+	t.Helper()
+	dir := janitorDir(t)
+	kubeconfig, kubeContext := janitorIdentity(t, h)
 	cfg, err := LoadCIConfig(filepath.Join(dir, ".gitlab-ci.yml"))
 	if err != nil {
 		t.Fatal(err)
@@ -180,7 +271,7 @@ func janitorRunner(t *testing.T, h *harness, cli CLI, p *janitorProject) (*Runne
 		Variables: map[string]string{
 			"SWEEP_NAMESPACES":     "true",
 			"TF_BIN":               cli.Path,
-			"TF_VAR_kube_context":  h.cluster.AdminContext,
+			"TF_VAR_kube_context":  kubeContext,
 			"TF_VAR_min_age_hours": "0",
 		},
 		Masked: []string{p.jobToken},
@@ -188,7 +279,7 @@ func janitorRunner(t *testing.T, h *harness, cli CLI, p *janitorProject) (*Runne
 			"PATH":               os.Getenv("PATH"),
 			"HOME":               t.TempDir(),
 			"TMPDIR":             os.TempDir(),
-			"KUBECONFIG":         h.cluster.Kubeconfig,
+			"KUBECONFIG":         kubeconfig,
 			"TF_CLI_CONFIG_FILE": h.cliConfig,
 			"CHECKPOINT_DISABLE": "1",
 		},
@@ -199,6 +290,7 @@ func janitorRunner(t *testing.T, h *harness, cli CLI, p *janitorProject) (*Runne
 // The scheduled janitor sweeps exactly the project's leftovers: 50 namespaces whose environments
 // GitLab stopped or deleted, half marked by the provider, half with GitLab's historical names, go;
 // the 5 live environments' namespaces and 3 namespaces that are not the project's stay, untouched.
+// It runs with the rights of examples/janitor/rbac.yaml alone.
 func TestPipeline_janitorSweepsExactlyTheLeftovers(t *testing.T) {
 	h := setup(t)
 	h.forEachCLI(t, func(t *testing.T, cli CLI) {
