@@ -46,7 +46,7 @@ func (d *clusterDataSource) Configure(_ context.Context, req datasource.Configur
 }
 
 func (d *clusterDataSource) Read(ctx context.Context, _ datasource.ReadRequest, resp *datasource.ReadResponse) {
-	c := d.data.clients(ctx, &resp.Diagnostics)
+	c := d.data.clients(ctx, "reading the data source gitlabk8s_cluster", &resp.Diagnostics)
 	if c == nil {
 		return
 	}

@@ -28,33 +28,52 @@ func providerDataFrom(data any, diags *diag.Diagnostics) *providerData {
 	return pd
 }
 
-// clients connects to the cluster, or adds a diagnostic that names the host and the context.
-func (d *providerData) clients(ctx context.Context, diags *diag.Diagnostics) *kube.Clients {
+// clients connects to the cluster for need (what is being done, as "reading the environment
+// review/x"), or adds a diagnostic that names it with the host and the context.
+func (d *providerData) clients(ctx context.Context, need string, diags *diag.Diagnostics) *kube.Clients {
 	if d == nil || d.conn == nil {
 		diags.AddError("Provider Not Configured", errNotConfigured.Error())
 		return nil
 	}
 	c, err := d.conn.Clients(ctx)
 	if err != nil {
-		diags.Append(connectionDiagnostic(err))
+		diags.Append(connectionDiagnostic(err, need))
 		return nil
 	}
 	return c
 }
 
-func connectionDiagnostic(err error) diag.Diagnostic {
+// kubeConfigError is a provider configuration from which no Kubernetes client can be built.
+// Configure keeps it in the connection rather than failing, so what needs no cluster (a plan
+// with kube_version set) still works; the first operation that needs the cluster reports it.
+type kubeConfigError struct {
+	// setting is what the configuration came from: "host", "config_path", "config_context" or "$KUBECONFIG".
+	setting string
+	err     error
+}
+
+func (e *kubeConfigError) Error() string { return e.err.Error() }
+func (e *kubeConfigError) Unwrap() error { return e.err }
+
+func connectionDiagnostic(err error, need string) diag.Diagnostic {
 	var unreachable *kube.UnreachableError
+	var config *kubeConfigError
 	switch {
 	case errors.As(err, &unreachable):
 		return diag.NewErrorDiagnostic("Unable to Reach Kubernetes Cluster", fmt.Sprintf(
-			"The API server at %s did not answer. Check that the cluster is running and reachable from this job, "+
+			"%s needs the cluster, and the API server at %s did not answer. Check that the cluster is running and reachable from this job, "+
 				"and that config_context (or the kubeconfig's current context) points at the right cluster.\n\n%v",
-			unreachable.Source, unreachable.Err))
+			capitalize(need), unreachable.Source, unreachable.Err))
+	case errors.As(err, &config) && config.setting != "":
+		return diag.NewErrorDiagnostic("Invalid Kubernetes Configuration", fmt.Sprintf(
+			"%s needs the cluster, and the provider cannot build a Kubernetes client from its configuration (%s). Check config_path, "+
+				"config_context, $KUBECONFIG or host and its credentials. A plan that needs no cluster (kube_version set) does not connect.\n\n%v",
+			capitalize(need), config.setting, err))
 	case errors.Is(err, kube.ErrNoConfiguration):
-		return diag.NewErrorDiagnostic("No Kubernetes Configuration", "The provider found no cluster to connect to. Set config_path, "+
+		return diag.NewErrorDiagnostic("No Kubernetes Configuration", capitalize(need)+" needs the cluster, and the provider found none to connect to. Set config_path, "+
 			"$KUBECONFIG, or host with credentials in the provider block (or the GITLABK8S_* environment variables).\n\n"+err.Error())
 	default:
-		return diag.NewErrorDiagnostic("Unable to Connect to Kubernetes", "The provider could not create a Kubernetes client.\n\n"+err.Error())
+		return diag.NewErrorDiagnostic("Unable to Connect to Kubernetes", capitalize(need)+" needs the cluster, and the provider could not create a Kubernetes client.\n\n"+err.Error())
 	}
 }
 

@@ -35,8 +35,8 @@ type environmentCluster interface {
 
 var _ environmentCluster = (*kube.Clients)(nil)
 
-func (r *environmentResource) cluster(ctx context.Context, diags *diag.Diagnostics) environmentCluster {
-	c := r.data.clients(ctx, diags)
+func (r *environmentResource) cluster(ctx context.Context, need string, diags *diag.Diagnostics) environmentCluster {
+	c := r.data.clients(ctx, need, diags)
 	if c == nil {
 		return nil
 	}
@@ -92,7 +92,7 @@ func (r *environmentResource) Create(ctx context.Context, req resource.CreateReq
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cluster := r.cluster(ctx, &resp.Diagnostics)
+	cluster := r.cluster(ctx, "creating the environment "+env.Name, &resp.Diagnostics)
 	if cluster == nil {
 		return
 	}
@@ -127,7 +127,7 @@ func (r *environmentResource) Update(ctx context.Context, req resource.UpdateReq
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cluster := r.cluster(ctx, &resp.Diagnostics)
+	cluster := r.cluster(ctx, "updating the environment "+env.Name, &resp.Diagnostics)
 	if cluster == nil {
 		return
 	}

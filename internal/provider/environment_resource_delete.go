@@ -41,7 +41,7 @@ func (r *environmentResource) Delete(ctx context.Context, req resource.DeleteReq
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cluster := r.cluster(ctx, &resp.Diagnostics)
+	cluster := r.cluster(ctx, "deleting the environment's namespace "+namespace, &resp.Diagnostics)
 	if cluster == nil {
 		return
 	}

@@ -33,7 +33,7 @@ func (r *environmentResource) Read(ctx context.Context, req resource.ReadRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	cluster := r.cluster(ctx, &resp.Diagnostics)
+	cluster := r.cluster(ctx, "reading the environment's namespace "+state.Namespace.ValueString(), &resp.Diagnostics)
 	if cluster == nil {
 		return
 	}
@@ -223,7 +223,7 @@ func (r *environmentResource) ImportState(ctx context.Context, req resource.Impo
 			req.ID, importUIDSeparator, importUIDSeparator, namespace))
 		return
 	}
-	cluster := r.cluster(ctx, &resp.Diagnostics)
+	cluster := r.cluster(ctx, "importing the namespace "+namespace, &resp.Diagnostics)
 	if cluster == nil {
 		return
 	}

@@ -213,7 +213,7 @@ func (d *namespacesDataSource) Read(ctx context.Context, req datasource.ReadRequ
 	if !ok {
 		return
 	}
-	c := d.data.clients(ctx, &resp.Diagnostics)
+	c := d.data.clients(ctx, "reading the data source gitlabk8s_namespaces", &resp.Diagnostics)
 	if c == nil {
 		return
 	}

@@ -232,17 +232,11 @@ func (p *gitlabk8sProvider) Configure(ctx context.Context, req provider.Configur
 		return
 	}
 
-	// Settings the user gave explicitly must be right now; with nothing set, a missing
-	// configuration only matters to resources that need the cluster (offline plans don't).
-	explicit := opts.Host != "" || opts.ConfigPath != "" || opts.Context != "" || opts.KubeconfigEnv != ""
+	// A configuration no client can be built from only matters to what needs the cluster: a
+	// merge-request pipeline plans with kube_version and whatever $KUBECONFIG its runner has.
+	// The first operation that connects reports it, naming itself and the setting.
 	if _, _, err := kube.Resolve(opts); err != nil {
-		if explicit {
-			resp.Diagnostics.AddAttributeError(configErrorAttribute(opts, err), "Invalid Kubernetes Configuration",
-				"The provider cannot build a Kubernetes client from its configuration. Check config_path, config_context, $KUBECONFIG "+
-					"or host and its credentials.\n\n"+err.Error())
-			return
-		}
-		data.conn = kube.NewUnavailableConnection(err)
+		data.conn = kube.NewUnavailableConnection(&kubeConfigError{setting: configErrorSetting(opts, err), err: err})
 		p.share(resp, data)
 		return
 	}
@@ -255,14 +249,22 @@ func (p *gitlabk8sProvider) share(resp *provider.ConfigureResponse, data *provid
 	resp.DataSourceData = data
 }
 
-func configErrorAttribute(opts kube.Options, err error) path.Path {
+// configErrorSetting names the setting a resolution error comes from, or "" when nothing
+// was configured at all.
+func configErrorSetting(opts kube.Options, err error) string {
 	switch {
 	case opts.Host != "":
-		return path.Root("host")
-	case strings.Contains(err.Error(), "context"):
-		return path.Root("config_context")
+		return "host"
+	case opts.Context != "" && strings.Contains(err.Error(), "context"):
+		return "config_context"
+	case opts.ConfigPath != "":
+		return "config_path"
+	case opts.KubeconfigEnv != "":
+		return "$KUBECONFIG"
+	case opts.Context != "":
+		return "config_context"
 	default:
-		return path.Root("config_path")
+		return ""
 	}
 }
 

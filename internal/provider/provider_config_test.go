@@ -146,3 +146,26 @@ current-context: gone-cluster
 		}},
 	})
 }
+
+// A merge-request pipeline's runner may carry a $KUBECONFIG naming a file that is not there
+// (the deploy job's credentials). With kube_version set, the plan needs no cluster and does
+// not connect; the apply, which does, fails naming the release and $KUBECONFIG.
+func TestProvider_missingKubeconfigFailsOnlyWhatNeedsTheCluster(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "deploy", "kubeconfig")
+	t.Setenv("KUBECONFIG", missing)
+	t.Setenv("HOME", t.TempDir())
+	for _, v := range []string{"CONFIG_PATH", "CONFIG_CONTEXT", "HOST", "KUBE_VERSION"} {
+		t.Setenv(envPrefix+v, "")
+	}
+	config := offlineProvider("v1.30.4") + capsRelease("review-offline", writeCapabilitiesChart(t))
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: config, PlanOnly: true, ExpectNonEmptyPlan: true},
+			{
+				Config:      config,
+				ExpectError: wrappedPattern(`(?s)Invalid Kubernetes Configuration.*Release review-offline/caps needs the cluster.*\(\$KUBECONFIG\).*` + regexp.QuoteMeta(missing)),
+			},
+		},
+	})
+}

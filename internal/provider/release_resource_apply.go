@@ -241,7 +241,7 @@ func (r *releaseResource) Delete(ctx context.Context, req resource.DeleteRequest
 		return
 	}
 	ctx = maskSensitive(ctx, &state)
-	clients := r.data.clients(ctx, &resp.Diagnostics)
+	clients := r.data.clients(ctx, "uninstalling release "+state.releaseID(), &resp.Diagnostics)
 	if clients == nil {
 		return
 	}

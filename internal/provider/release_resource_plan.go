@@ -62,7 +62,7 @@ func (r *releaseResource) renderEnvironment(ctx context.Context, m *releaseModel
 	clients, err := r.data.conn.Clients(ctx)
 	if err != nil {
 		if needCluster {
-			diags.Append(connectionDiagnostic(err))
+			diags.Append(connectionDiagnostic(err, "release "+m.releaseID()))
 			return nil
 		}
 		diags.AddWarning("Rendering Without the Cluster's Capabilities", fmt.Sprintf(
