@@ -246,7 +246,7 @@ func addDryRunSkipped(m *releaseModel, why string, diags *diag.Diagnostics) {
 // Helm's upgrade creates it again (force_replace). It reports false, with a diagnostic, when an
 // object could not be deleted; nothing else has been changed then.
 func (r *releaseResource) replaceImmutable(ctx context.Context, m *releaseModel, env *renderEnv, rendered *rendering, diags *diag.Diagnostics) bool {
-	clients := r.data.clients(ctx, diags)
+	clients := r.data.clients(ctx, "replacing the immutable objects of release "+m.releaseID(), diags)
 	if clients == nil {
 		return false
 	}
