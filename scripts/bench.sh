@@ -4,7 +4,8 @@
 # For generated charts of each size (scripts/bench/chart: BENCH_SIZES objects) it times, in the
 # same run and on the same cluster:
 #   terraform: plan of an empty configuration (the floor), plans of a provider that does nothing
-#              (scripts/bench/minimal), plan with no change, plan with one changed value,
+#              (scripts/bench/minimal), plan with no change, plan with one changed value (with
+#              and without the plan's checks: plan_checks = "none"),
 #              apply (install, upgrade), destroy; the provider's peak memory
 #   helm:      template; upgrade --install with and without --wait; the helm-diff equivalent
 #              `helm template | kubectl diff --server-side`; `kubectl delete namespace --wait`
@@ -212,6 +213,12 @@ variable "revision" {
   default = "1"
 }
 
+# "none" measures the plan without its checks (schemas, API versions, the server-side dry run).
+variable "plan_checks" {
+  type    = string
+  default = "all"
+}
+
 resource "gitlabk8s_environment" "bench" {
   name = "$environment"
 }
@@ -219,7 +226,8 @@ resource "gitlabk8s_environment" "bench" {
 resource "gitlabk8s_release" "bench" {
   name      = "bench"
   namespace = gitlabk8s_environment.bench.namespace
-  chart     = "$CHART"
+  chart       = "$CHART"
+  plan_checks = var.plan_checks
   values = [yamlencode({
     objects   = $objects
     revision  = var.revision
@@ -354,6 +362,7 @@ for size in $BENCH_SIZES; do
     if [ "$BENCH_PROVIDER" = 1 ]; then
       measure "$size" plan_nochange "$run" ok tf "$dir" plan -input=false -detailed-exitcode -var revision=1
       measure "$size" plan_change "$run" changes tf "$dir" plan -input=false -detailed-exitcode -var revision=2
+      measure "$size" plan_change_nochecks "$run" changes tf "$dir" plan -input=false -detailed-exitcode -var revision=2 -var plan_checks=none
       measure "$size" apply_upgrade "$run" ok tf "$dir" apply -auto-approve -input=false -var revision=2
       measure "$size" destroy "$run" ok tf "$dir" destroy -auto-approve -input=false -var revision=2
     fi

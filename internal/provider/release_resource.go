@@ -42,6 +42,15 @@ const (
 	defaultReleaseCascade    = string(helmrelease.CascadeBackground)
 )
 
+// The levels of plan_checks.
+const (
+	planChecksAll     = "all"
+	planChecksOffline = "offline"
+	planChecksNone    = "none"
+)
+
+var planCheckLevels = []string{planChecksAll, planChecksOffline, planChecksNone}
+
 // releaseCascades are the deletion cascades a destroy may use, as Helm's --cascade names them.
 var releaseCascades = []string{string(helmrelease.CascadeBackground), string(helmrelease.CascadeForeground), string(helmrelease.CascadeOrphan)}
 
@@ -76,6 +85,7 @@ type releaseModel struct {
 	RecoverPending     types.Bool   `tfsdk:"recover_pending"`
 	Cascade            types.String `tfsdk:"cascade"`
 	ForceReplace       types.Bool   `tfsdk:"force_replace"`
+	PlanChecks         types.String `tfsdk:"plan_checks"`
 	Manifests          types.Map    `tfsdk:"manifests"`
 	Revision           types.Int64  `tfsdk:"revision"`
 	Status             types.String `tfsdk:"status"`
@@ -212,6 +222,17 @@ func (r *releaseResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 					"A pending install is uninstalled and installed again; a pending upgrade or rollback is marked failed and upgraded. " +
 					"Terraform's state lock guarantees no other run is operating on the release. Default `true`.",
 			},
+			"plan_checks": schema.StringAttribute{
+				Optional: true,
+				Computed: true,
+				Default:  stringdefault.StaticString(planChecksAll),
+				MarkdownDescription: "What the plan checks before it shows the release (see \"What the plan checks\"): `" + planChecksAll +
+					"` (the default) checks API versions and fields against the target Kubernetes version and dry-runs the changed objects " +
+					"on the cluster when it is reachable; `" + planChecksOffline + "` skips the dry run, for a plan identity that may only " +
+					"read; `" + planChecksNone + "` checks nothing, for a chart the checks wrongly refuse (the apply still fails on what the " +
+					"API server refuses).",
+				Validators: []validator.String{stringvalidator.OneOf(planCheckLevels...)},
+			},
 			"force_replace": schema.BoolAttribute{
 				Optional: true,
 				Computed: true,
@@ -312,7 +333,7 @@ func (r *releaseResource) ImportState(ctx context.Context, req resource.ImportSt
 		"id": req.ID, "name": name, "namespace": namespace,
 		"atomic": defaultReleaseAtomic, "wait": defaultReleaseWait, "timeout": defaultReleaseTimeout,
 		"max_history": int64(defaultReleaseMaxHistory), "recover_pending": defaultRecoverPending, "plain_http": false,
-		"cascade": defaultReleaseCascade, "force_replace": false,
+		"cascade": defaultReleaseCascade, "force_replace": false, "plan_checks": planChecksAll,
 	} {
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(attr), value)...)
 	}

@@ -18,6 +18,10 @@ import (
 // schemas do not accept. The target version is kube_version when set, else the cluster's.
 // Then the objects that change are dry-run on the cluster (release_resource_dryrun.go).
 func (r *releaseResource) checkRendering(ctx context.Context, m, state *releaseModel, env *renderEnv, rendered *rendering, diags *diag.Diagnostics) {
+	level := m.PlanChecks.ValueString()
+	if level == planChecksNone {
+		return
+	}
 	objs := checkedObjects(m, rendered)
 	target, err := validate.ParseVersion(env.kubeVersion)
 	if err != nil {
@@ -29,7 +33,7 @@ func (r *releaseResource) checkRendering(ctx context.Context, m, state *releaseM
 	for _, f := range findings {
 		addFindingDiagnostic(m, f, target, diags)
 	}
-	if !diags.HasError() {
+	if !diags.HasError() && level != planChecksOffline {
 		r.dryRunChanges(ctx, m, state, env, rendered, diags)
 	}
 }

@@ -60,6 +60,13 @@ func TestRelease_checksWithoutCluster(t *testing.T) {
 				ExpectError: wrappedPattern(`(?s)Invalid Object Fields.*Gadget.checks.gitlabk8s.io/checks.*\.spec\.size: Invalid value.*must be of type integer`),
 			},
 			{
+				// plan_checks = "none" is the way out for a chart the checks wrongly refuse.
+				Config: strings.Replace(offlineProvider("v1.30.4")+checksRelease(ns, `"misspelledField" = "true"`),
+					"  set ", "  plan_checks = \"none\"\n  set ", 1),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			},
+			{
 				// Deprecated but served by the pinned version: a warning, and the plan goes on.
 				Config:             offlineProvider("v1.23.0") + checksRelease(ns, `"legacyPodDisruptionBudget" = "true", "gadget" = "true"`),
 				PlanOnly:           true,

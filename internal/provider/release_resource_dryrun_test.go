@@ -91,6 +91,12 @@ func TestAccRelease_dryRunRefusesWhatAdmissionRefuses(t *testing.T) {
 				ExpectError: wrappedPattern(`(?s)Object Refused by the API Server.*Service/checks.*exceeded quota: no-services`),
 			},
 			{
+				// plan_checks = "offline" does not ask the cluster.
+				Config:             strings.Replace(checksApplied(e.namespace, ``), "  wait ", "  plan_checks = \"offline\"\n  wait ", 1),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			},
+			{
 				PreConfig: func() {
 					if err := e.kube.CoreV1().ResourceQuotas(e.namespace).Delete(ctx, "no-services", metav1.DeleteOptions{}); err != nil {
 						t.Fatal(err)

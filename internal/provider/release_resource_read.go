@@ -50,6 +50,9 @@ func (r *releaseResource) Read(ctx context.Context, req resource.ReadRequest, re
 	if state.ForceReplace.IsNull() {
 		state.ForceReplace = types.BoolValue(false)
 	}
+	if state.PlanChecks.IsNull() {
+		state.PlanChecks = types.StringValue(planChecksAll)
+	}
 	state.Revision = types.Int64Value(int64(rel.Version))
 	state.Status = types.StringValue(string(rel.Info.Status))
 	if rel.Chart != nil && rel.Chart.Metadata != nil {
