@@ -10,6 +10,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -31,7 +33,17 @@ func TestAccRelease_dryRunRefusesImmutableChanges(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
-			{Config: checksApplied(e.namespace, ``)},
+			{Config: checksApplied(e.namespace, `"workloads" = "true"`)},
+			{
+				Config:      checksApplied(e.namespace, `"workloads" = "true", "migrateCommand" = "migrate-again"`),
+				PlanOnly:    true,
+				ExpectError: wrappedPattern(`(?s)Immutable Field Changed.*Job.batch/checks-migrate.*spec.template.*field is immutable`),
+			},
+			{
+				Config:      checksApplied(e.namespace, `"workloads" = "true", "storageSize" = "2Gi"`),
+				PlanOnly:    true,
+				ExpectError: wrappedPattern(`(?s)Immutable Field Changed.*StatefulSet.apps/checks-db.*spec.volumeClaimTemplates`),
+			},
 			{
 				Config:      checksApplied(e.namespace, `"selector" = "web-v2"`),
 				PlanOnly:    true,
@@ -116,8 +128,80 @@ func TestAccRelease_dryRunRefusesWhatAdmissionRefuses(t *testing.T) {
 				PlanOnly:           true,
 				ExpectNonEmptyPlan: true,
 			},
+			{
+				// A validating admission policy (CEL, in the API server) refuses images from elsewhere.
+				PreConfig:   func() { denyImagesFromElsewhere(t, e) },
+				Config:      checksApplied(e.namespace, ``),
+				PlanOnly:    true,
+				ExpectError: wrappedPattern(`(?s)Object Refused by the API Server.*Deployment.apps/checks.*images come from registry.example.com`),
+			},
 		},
 	})
+}
+
+// denyImagesFromElsewhere binds, to e's namespace only, a ValidatingAdmissionPolicy that
+// refuses Deployments whose images are not from registry.example.com, and waits until the API
+// server enforces it.
+func denyImagesFromElsewhere(t *testing.T, e *releaseTestEnv) {
+	ctx := context.Background()
+	name := "gitlabk8s-test-" + e.namespace
+	fail := admissionregistrationv1.Fail
+	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			FailurePolicy: &fail,
+			MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
+				RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+					Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+					Rule:       admissionregistrationv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments"}},
+				},
+			}}},
+			Validations: []admissionregistrationv1.Validation{{
+				Expression: "object.spec.template.spec.containers.all(c, c.image.startsWith('registry.example.com/'))",
+				Message:    "images come from registry.example.com",
+			}},
+		},
+	}
+	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
+			PolicyName:        name,
+			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
+			MatchResources: &admissionregistrationv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{
+				MatchLabels: map[string]string{corev1.LabelMetadataName: e.namespace},
+			}},
+		},
+	}
+	policies := e.kube.AdmissionregistrationV1()
+	if _, err := policies.ValidatingAdmissionPolicies().Create(ctx, policy, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = policies.ValidatingAdmissionPolicies().Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
+	if _, err := policies.ValidatingAdmissionPolicyBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = policies.ValidatingAdmissionPolicyBindings().Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
+	probe := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: "policy-probe"},
+		Spec: appsv1.DeploymentSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "probe"}},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "probe"}},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "probe", Image: "nginx"}}},
+			},
+		},
+	}
+	err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, err := e.kube.AppsV1().Deployments(e.namespace).Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		return err != nil, nil
+	})
+	if err != nil {
+		t.Fatalf("the admission policy was never enforced: %v", err)
+	}
 }
 
 // A release into a namespace the same plan creates (a new environment) plans: its namespaced
