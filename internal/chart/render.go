@@ -9,6 +9,7 @@ import (
 	helmchart "helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/engine"
+	"helm.sh/helm/v3/pkg/release"
 	"helm.sh/helm/v3/pkg/releaseutil"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
@@ -35,6 +36,9 @@ type RenderOptions struct {
 	// Revision is .Release.Revision: 1 for an install, the last revision
 	// plus one for an upgrade. Zero means 1.
 	Revision int
+	// Lookup answers the templates' lookup function; nil answers every
+	// lookup with nothing, as helm template does.
+	Lookup engine.ClientProvider
 }
 
 // Rendered is a chart rendered as Helm's install or upgrade would render it.
@@ -57,6 +61,21 @@ type Rendered struct {
 	// ObjectSources, HookSources and CRDSources name the chart file each of
 	// Objects, Hooks and CRDs comes from, by index ("web/templates/deployment.yaml").
 	ObjectSources, HookSources, CRDSources []string
+	// Files is the output of every template, keyed by its path in the chart
+	// ("web/templates/secret.yaml", "web/charts/db/templates/..."), NOTES.txt
+	// and test hooks included: what [Freeze] turns back into a chart that
+	// renders exactly this.
+	Files map[string]string
+	// Generated are the objects holding values the chart generated in this
+	// rendering (randAlphaNum, uuidv4, genCA, now...) with no earlier
+	// revision to take them from, see [RenderStable].
+	Generated []manifest.Object
+	// NamesGenerated is set when a generated value names an object, so the
+	// set of objects itself differs from one rendering to the next.
+	NamesGenerated bool
+	// Varying are the Files whose output differed between two renderings:
+	// what a later rendering takes generated values from.
+	Varying []string
 }
 
 // DefaultAPIVersions returns Helm's default .Capabilities.APIVersions, the
@@ -66,25 +85,36 @@ func DefaultAPIVersions() []string {
 }
 
 // Render renders l with values, offline: no cluster is contacted, lookup
-// returns an empty result, and nothing but the chart, values and o goes in.
+// returns an empty result unless o.Lookup answers it, and nothing but the
+// chart, values and o goes in.
 // Template errors keep Helm's "template: <chart>/templates/<file>:<line>"
 // position; other errors name the file they come from. values is not
 // changed, nor is l, so one Loaded renders any number of times.
 func Render(ctx context.Context, l *Loaded, values map[string]any, o RenderOptions) (*Rendered, error) {
-	if err := ctx.Err(); err != nil {
+	ch, files, err := renderChart(ctx, l, values, o)
+	if err != nil {
 		return nil, err
 	}
+	return fromFiles(ch, files)
+}
+
+// renderChart runs Helm's engine on a copy of l's chart, its dependencies
+// processed with values, and returns that copy with the templates' output.
+func renderChart(ctx context.Context, l *Loaded, values map[string]any, o RenderOptions) (*helmchart.Chart, map[string]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
 	if err := ValidateReleaseName(o.ReleaseName); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	caps, err := capabilities(o)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ch := copyChart(l.Chart)
 	name := ch.Name()
 	if constraint := ch.Metadata.KubeVersion; constraint != "" && !chartutil.IsCompatibleRange(constraint, caps.KubeVersion.String()) {
-		return nil, fmt.Errorf("chart %s requires kubeVersion %s, which Kubernetes %s does not satisfy", name, constraint, caps.KubeVersion.String())
+		return nil, nil, fmt.Errorf("chart %s requires kubeVersion %s, which Kubernetes %s does not satisfy", name, constraint, caps.KubeVersion.String())
 	}
 
 	vals := map[string]any{}
@@ -92,7 +122,7 @@ func Render(ctx context.Context, l *Loaded, values map[string]any, o RenderOptio
 		vals = copyMap(values)
 	}
 	if err := chartutil.ProcessDependenciesWithMerge(ch, vals); err != nil {
-		return nil, fmt.Errorf("chart %s: dependencies: %w", name, err)
+		return nil, nil, fmt.Errorf("chart %s: dependencies: %w", name, err)
 	}
 	revision := o.Revision
 	if revision == 0 {
@@ -107,21 +137,41 @@ func Render(ctx context.Context, l *Loaded, values map[string]any, o RenderOptio
 	}
 	renderValues, err := chartutil.ToRenderValuesWithSchemaValidation(ch, vals, releaseOptions, caps, false)
 	if err != nil {
-		return nil, fmt.Errorf("chart %s: values: %w", name, err)
+		return nil, nil, fmt.Errorf("chart %s: values: %w", name, err)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 
-	files, err := engine.Engine{}.Render(ch, renderValues)
+	files, err := renderTemplates(ch, renderValues, o.Lookup)
 	if err != nil {
-		return nil, fmt.Errorf("render chart %s: %w", name, err)
+		return nil, nil, fmt.Errorf("render chart %s: %w", name, err)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	return ch, files, nil
+}
 
-	out := &Rendered{Notes: takeNotes(files, name)}
+// renderTemplates runs Helm's engine, answering lookup with lookup when it
+// is set.
+func renderTemplates(ch *helmchart.Chart, values chartutil.Values, lookup engine.ClientProvider) (map[string]string, error) {
+	if lookup != nil {
+		return engine.RenderWithClientProvider(ch, values, lookup)
+	}
+	return engine.Engine{}.Render(ch, values)
+}
+
+// fromFiles sorts the templates' output as Helm's install does into
+// objects, hooks and CRDs. Test hooks (helm.sh/hook: test) only run with
+// helm test, never on install or upgrade, so they stay in Files alone.
+func fromFiles(ch *helmchart.Chart, files map[string]string) (*Rendered, error) {
+	name := ch.Name()
+	out := &Rendered{Files: make(map[string]string, len(files))}
+	for file, content := range files {
+		out.Files[file] = content
+	}
+	out.Notes = takeNotes(files, name)
 	hooks, manifests, err := releaseutil.SortManifests(files, nil, releaseutil.InstallOrder)
 	if err != nil {
 		return nil, fmt.Errorf("render chart %s: %w", name, err)
@@ -142,6 +192,9 @@ func Render(ctx context.Context, l *Loaded, values map[string]any, o RenderOptio
 	out.Manifest = text.String()
 
 	for _, h := range hooks {
+		if isTestHook(h) {
+			continue
+		}
 		objs, err := manifest.SplitDocuments(h.Manifest)
 		if err != nil {
 			return nil, fmt.Errorf("render chart %s: hook %s: %w", name, h.Path, err)
@@ -167,6 +220,17 @@ func appendSource(sources []string, file string, n int) []string {
 		sources = append(sources, file)
 	}
 	return sources
+}
+
+// isTestHook reports whether h runs only with helm test. (Helm skips hooks of
+// unknown events, such as Helm 2's test-failure, altogether.)
+func isTestHook(h *release.Hook) bool {
+	for _, event := range h.Events {
+		if event != release.HookTest {
+			return false
+		}
+	}
+	return len(h.Events) > 0
 }
 
 // takeNotes removes every NOTES.txt from files, as Helm does, and returns

@@ -41,7 +41,7 @@ func (r *releaseResource) Create(ctx context.Context, req resource.CreateRequest
 		return
 	}
 	ctx = maskSensitive(ctx, &plan)
-	r.apply(ctx, &plan, true, &resp.Diagnostics)
+	r.apply(ctx, &plan, true, resp.Private, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -62,26 +62,21 @@ func (r *releaseResource) Update(ctx context.Context, req resource.UpdateRequest
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		return
 	}
-	r.apply(ctx, &plan, false, &resp.Diagnostics)
+	r.apply(ctx, &plan, false, resp.Private, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
-// apply installs or upgrades the release to what plan shows, and records the revision and
-// status in plan.
-func (r *releaseResource) apply(ctx context.Context, plan *releaseModel, creating bool, diags *diag.Diagnostics) {
+// apply installs or upgrades the release to what plan shows, and records the revision,
+// status and the manifests the plan left unknown in plan, and in private what the next plan
+// takes generated values from. Helm is handed the chart frozen to the rendering checked
+// against the plan (chart.Freeze), so what it applies is that rendering, whatever the
+// templates draw at random or look up.
+func (r *releaseResource) apply(ctx context.Context, plan *releaseModel, creating bool, private privateSetter, diags *diag.Diagnostics) {
 	id := plan.releaseID()
 	redactor := redactorFor(plan)
-	planned, unknownKeys := plannedManifests(plan)
-	if len(unknownKeys) > 0 {
-		diags.AddError("Chart Renders Differently Each Time", fmt.Sprintf(
-			"Release %s was not applied: %s rendered differently in two renderings of the same inputs, so the plan could not show "+
-				"what would be applied. Nothing was changed in the cluster. Remove randAlphaNum, uuidv4, now and similar functions from "+
-				"these templates, or pass such values in through values or set_sensitive.", id, strings.Join(unknownKeys, ", ")))
-		return
-	}
 	env := r.renderEnvironment(ctx, plan, true, diags)
 	if env == nil {
 		return
@@ -99,14 +94,16 @@ func (r *releaseResource) apply(ctx context.Context, plan *releaseModel, creatin
 	}
 	target := next.Target
 
-	rendered := r.render(ctx, plan, env, target, diags)
+	rendered := r.render(ctx, plan, env, target, priorDocuments(ctx, env, plan, nil), diags)
 	if rendered == nil {
 		return
 	}
-	if err := helmrelease.ComparePlanned(planned, rendered.manifests); err != nil {
+	if err := checkPlanned(plan.Manifests, rendered.manifests); err != nil {
 		diags.Append(planMismatchDiagnostic(id, err))
 		return
 	}
+	planned := rendered.manifests
+	frozen := chart.Freeze(rendered.loaded, rendered.rendered.Files)
 	caps, err := chart.Capabilities(rendered.options)
 	if err != nil {
 		diags.AddError("Unable to Apply Release", fmt.Sprintf("The capabilities of release %s could not be built.\n\n%v", id, err))
@@ -117,7 +114,7 @@ func (r *releaseResource) apply(ctx context.Context, plan *releaseModel, creatin
 	spec := helmrelease.Spec{
 		Name:           plan.Name.ValueString(),
 		Namespace:      namespace,
-		Chart:          rendered.loaded.Chart,
+		Chart:          frozen.Chart,
 		Values:         rendered.values,
 		Capabilities:   caps,
 		Atomic:         plan.Atomic.ValueBool(),
@@ -161,14 +158,21 @@ func (r *releaseResource) apply(ctx context.Context, plan *releaseModel, creatin
 	}
 	plan.Revision = types.Int64Value(int64(out.Release.Version))
 	plan.Status = types.StringValue(string(out.Release.Info.Status))
+	if _, unknown := plannedManifests(plan.Manifests); plan.Manifests.IsUnknown() || len(unknown) > 0 {
+		// What the plan could not show is now known: what was applied.
+		manifests, d := types.MapValueFrom(ctx, types.StringType, planned)
+		diags.Append(d...)
+		plan.Manifests = manifests
+	}
+	diags.Append(keepGenerated(ctx, private, rendered.rendered)...)
 	tflog.Info(ctx, "applied release "+id, map[string]any{"release": id, "revision": out.Release.Version})
 }
 
-// plannedManifests returns the known manifests of the plan and the keys the plan left unknown.
-func plannedManifests(plan *releaseModel) (map[string]string, []string) {
-	known := make(map[string]string, len(plan.Manifests.Elements()))
+// plannedManifests returns the known manifests of a plan and the keys the plan left unknown.
+func plannedManifests(plan types.Map) (map[string]string, []string) {
+	known := make(map[string]string, len(plan.Elements()))
 	var unknown []string
-	for k, v := range plan.Manifests.Elements() {
+	for k, v := range plan.Elements() {
 		s, ok := v.(types.String)
 		if !ok || s.IsUnknown() {
 			unknown = append(unknown, k)

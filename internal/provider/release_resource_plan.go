@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -116,16 +115,18 @@ type rendering struct {
 	options   chart.RenderOptions
 	rendered  *chart.Rendered
 	manifests map[string]string
+	// generated are the keys of the objects holding values the chart generated afresh.
+	generated []string
 }
 
 // render loads the chart, merges the values and renders the release's manifests. Errors
 // become diagnostics on the attribute they concern.
-func (r *releaseResource) render(ctx context.Context, m *releaseModel, env *renderEnv, target helmrelease.Target, diags *diag.Diagnostics) *rendering {
+func (r *releaseResource) render(ctx context.Context, m *releaseModel, env *renderEnv, target helmrelease.Target, prior []chart.Document, diags *diag.Diagnostics) *rendering {
 	loaded := r.load(ctx, m, diags)
 	if loaded == nil {
 		return nil
 	}
-	return r.renderLoaded(ctx, m, env, target, loaded, diags)
+	return r.renderLoaded(ctx, m, env, target, loaded, prior, diags)
 }
 
 // load loads the chart and merges the values; the result's options and rendering are unset.
@@ -155,8 +156,10 @@ func (r *releaseResource) load(ctx context.Context, m *releaseModel, diags *diag
 	return out
 }
 
-// renderLoaded renders a loaded chart for target.
-func (r *releaseResource) renderLoaded(ctx context.Context, m *releaseModel, env *renderEnv, target helmrelease.Target, loaded *rendering, diags *diag.Diagnostics) *rendering {
+// renderLoaded renders a loaded chart for target, taking the values the chart generates from
+// prior, what the release applied last (see chart.RenderStable). With the cluster at hand,
+// lookup is answered from the release's namespace.
+func (r *releaseResource) renderLoaded(ctx context.Context, m *releaseModel, env *renderEnv, target helmrelease.Target, loaded *rendering, prior []chart.Document, diags *diag.Diagnostics) *rendering {
 	redactor := redactorFor(m)
 	out := &rendering{loaded: loaded.loaded, values: loaded.values}
 	out.options = chart.RenderOptions{
@@ -164,8 +167,11 @@ func (r *releaseResource) renderLoaded(ctx context.Context, m *releaseModel, env
 		KubeVersion: env.kubeVersion, APIVersions: env.apiVersions,
 		IsUpgrade: target.IsUpgrade, Revision: target.Revision,
 	}
+	if env.client != nil {
+		out.options.Lookup = env.client.Lookup(m.Namespace.ValueString())
+	}
 	var err error
-	if out.rendered, err = chart.Render(ctx, out.loaded, out.values, out.options); err != nil {
+	if out.rendered, err = chart.RenderStable(ctx, out.loaded, out.values, out.options, prior); err != nil {
 		diags.AddAttributeError(path.Root("chart"), "Unable to Render Chart", fmt.Sprintf(
 			"Helm could not render chart %s %s for release %s. The message names the template file and line; fix the template or the values it uses.\n\n%s",
 			out.loaded.Chart.Name(), out.loaded.Version, m.releaseID(), redactor.String(err.Error())))
@@ -177,6 +183,7 @@ func (r *releaseResource) renderLoaded(ctx context.Context, m *releaseModel, env
 			out.loaded.Chart.Name(), out.loaded.Version, m.releaseID(), redactor.String(err.Error())))
 		return nil
 	}
+	out.generated = generatedKeys(out.rendered, m.Namespace.ValueString(), env.isNamespaced)
 	return out
 }
 
@@ -313,12 +320,13 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if loaded == nil {
 		return
 	}
+	prior := priorDocuments(ctx, env, &plan, req.Private)
 	if state != nil && state.Status.ValueString() == string(release.StatusDeployed) && state.Revision.ValueInt64() > 0 {
 		// Compare with what the current revision renders: objects that use .Release.Revision or
 		// .Release.IsUpgrade (hooks, often) differ in every revision, and must not make the plan
 		// of an unchanged release non-empty.
 		current := helmrelease.Target{Revision: int(state.Revision.ValueInt64()), IsUpgrade: state.Revision.ValueInt64() > 1}
-		same := r.renderLoaded(ctx, &plan, env, current, loaded, &resp.Diagnostics)
+		same := r.renderLoaded(ctx, &plan, env, current, loaded, prior, &resp.Diagnostics)
 		if same == nil {
 			return
 		}
@@ -334,7 +342,7 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	// A release may also exist without a state, from an earlier run whose create failed; the
 	// apply continues it.
 	target := r.nextApply(ctx, &plan, env, state).Target
-	first := r.renderLoaded(ctx, &plan, env, target, loaded, &resp.Diagnostics)
+	first := r.renderLoaded(ctx, &plan, env, target, loaded, prior, &resp.Diagnostics)
 	if first == nil {
 		return
 	}
@@ -343,24 +351,10 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	}
 	tflog.Debug(ctx, "rendered release", map[string]any{"release": plan.releaseID(), "objects": len(first.manifests), "capabilities": env.origin, "kube_version": env.kubeVersion})
 
-	elems := make(map[string]attr.Value, len(first.manifests))
-	for k, v := range first.manifests {
-		elems[k] = types.StringValue(v)
-	}
-	// A chart that renders differently each time (randAlphaNum, uuidv4, now) cannot show what
-	// will be applied: those objects are unknown in the plan, and the apply refuses them.
-	if varying := r.varyingObjects(ctx, &plan, env, target, first); len(varying) > 0 {
-		for _, k := range varying {
-			elems[k] = types.StringUnknown()
-		}
-		resp.Diagnostics.AddAttributeWarning(path.Root("manifests"), "Chart Renders Differently Each Time", fmt.Sprintf(
-			"Release %s: %s rendered differently in two renderings of the same inputs (a template uses randAlphaNum, uuidv4, now or "+
-				"similar), so the plan cannot show what would be applied. The apply will fail before touching the cluster. Pass such values "+
-				"in through values or set_sensitive instead.", plan.releaseID(), strings.Join(varying, ", ")))
-	}
-	manifests, d := types.MapValue(types.StringType, elems)
+	manifests, d := plannedElements(first)
 	resp.Diagnostics.Append(d...)
 	plan.Manifests = manifests
+	generatedValuesWarning(&plan, first, &resp.Diagnostics)
 	plan.ChartVersion = types.StringValue(first.loaded.Version)
 	plan.AppVersion = types.StringValue(first.loaded.AppVersion)
 	plan.ChartDigest = types.StringValue(first.loaded.Digest)
@@ -370,32 +364,6 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		plan.Revision, plan.Status = state.Revision, state.Status
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-}
-
-// varyingObjects renders again and returns the keys of the objects that came out
-// differently.
-func (r *releaseResource) varyingObjects(ctx context.Context, m *releaseModel, env *renderEnv, target helmrelease.Target, first *rendering) []string {
-	again, err := chart.Render(ctx, first.loaded, first.values, first.options)
-	if err != nil || (again.Manifest == first.rendered.Manifest && reflect.DeepEqual(again.Hooks, first.rendered.Hooks)) {
-		return nil
-	}
-	manifests, err := chart.Manifests(again, m.Namespace.ValueString(), m.sensitiveValues(), env.isNamespaced)
-	if err != nil {
-		return nil
-	}
-	var varying []string
-	for k, v := range first.manifests {
-		if manifests[k] != v {
-			varying = append(varying, k)
-		}
-	}
-	for k := range manifests {
-		if _, ok := first.manifests[k]; !ok {
-			varying = append(varying, k)
-		}
-	}
-	slices.Sort(varying)
-	return varying
 }
 
 // sameManifests reports whether rendered equals the known manifests of a state.
