@@ -192,7 +192,7 @@ func fromFiles(ch *helmchart.Chart, files map[string]string) (*Rendered, error) 
 	out.Manifest = text.String()
 
 	for _, h := range hooks {
-		if isTestHook(h) {
+		if IsTestHook(h) {
 			continue
 		}
 		objs, err := manifest.SplitDocuments(h.Manifest)
@@ -222,9 +222,10 @@ func appendSource(sources []string, file string, n int) []string {
 	return sources
 }
 
-// isTestHook reports whether h runs only with helm test. (Helm skips hooks of
-// unknown events, such as Helm 2's test-failure, altogether.)
-func isTestHook(h *release.Hook) bool {
+// IsTestHook reports whether h runs only with helm test, never on install or
+// upgrade. (Helm skips hooks of unknown events, such as Helm 2's
+// test-failure, altogether.)
+func IsTestHook(h *release.Hook) bool {
 	for _, event := range h.Events {
 		if event != release.HookTest {
 			return false

@@ -145,6 +145,9 @@ func (r *releaseResource) liveManifests(ctx context.Context, env *renderEnv, sta
 func recordedHooksAndCRDs(rel *release.Release, namespace string, sensitive []string, isNamespaced func(apiVersion, kind string) bool) (map[string]string, error) {
 	var recorded chart.Rendered
 	for _, h := range rel.Hooks {
+		if chart.IsTestHook(h) {
+			continue // plans never show them: install and upgrade do not run them
+		}
 		objs, err := manifest.SplitDocuments(h.Manifest)
 		if err != nil {
 			return nil, fmt.Errorf("hook %s: %w", h.Path, err)

@@ -1,0 +1,291 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"os/exec"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chartserver"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/testcluster"
+)
+
+// zooRelease names the release of every zoo chart, in the provider's namespace and in the
+// namespace Helm installs the same chart into, so the two hold objects of the same names.
+const zooRelease = "zoo"
+
+// zooChart is one chart of testdata/charts/zoo-*, reproducing patterns public charts use,
+// with the one-value change its life goes through.
+type zooChart struct {
+	fixture string
+	// set is the base values, as --set pairs; change is the one value changed afterwards.
+	set    map[string]string
+	change [2]string
+	// changes is what the plan of the change must show, keyed by manifest key.
+	changes map[string]*manifestLines
+	// shown is an object the first plan shows in full, and a line of it.
+	shown [2]string
+	// clusterScoped lists cluster-scoped kinds the chart creates, named after the namespace.
+	clusterScoped []schema.GroupVersionResource
+}
+
+var webhookConfigurations = schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingwebhookconfigurations"}
+
+var zooCharts = []zooChart{
+	{
+		// podinfo's pattern: helm test Pods named with randAlphaNum, an HPA that owns the
+		// replica count, a Job before install and one after each upgrade.
+		fixture: "zoo-podinfo",
+		shown:   [2]string{"ConfigMap/zoo-config", "message: hello"},
+		change:  [2]string{"message", "changed"},
+		changes: map[string]*manifestLines{
+			"ConfigMap/zoo-config": {removed: []string{"message: hello"}, added: []string{"message: changed"}},
+			"Job.batch/zoo-post-upgrade": {
+				removed: []string{"- --revision=1", "- --upgrade=false"},
+				added:   []string{"- --revision=2", "- --upgrade=true"},
+			},
+		},
+	},
+	{
+		// bitnami's common.secrets.passwords.manage and grafana's admin password: looked up,
+		// else generated; a StatefulSet reads the password.
+		fixture: "zoo-passwords",
+		shown:   [2]string{"StatefulSet.apps/zoo", "key: password"},
+		change:  [2]string{"message", "changed"},
+		changes: map[string]*manifestLines{
+			"ConfigMap/zoo-config": {removed: []string{"message: hello"}, added: []string{"message: changed"}},
+		},
+	},
+	{
+		// A webhook whose certificate the chart generates (genCA, genSignedCert), a hook Job
+		// that patches its caBundle, and an installation id from uuidv4.
+		fixture: "zoo-webhook",
+		shown:   [2]string{"Service/zoo-webhook", "targetPort: 8443"},
+		change:  [2]string{"message", "changed"},
+		changes: map[string]*manifestLines{
+			"ConfigMap/zoo-config": {removed: []string{"message: hello"}, added: []string{"message: changed"}},
+		},
+		clusterScoped: []schema.GroupVersionResource{webhookConfigurations},
+	},
+}
+
+// Every zoo chart goes through a review app's whole life (plan, apply, empty plan, a change
+// of one value that shows only the objects using it, apply, empty plan, destroy), and
+// `helm upgrade --install --wait` of the same chart and values into another namespace
+// creates the same objects at each step.
+func TestAccRelease_zoo(t *testing.T) {
+	for _, z := range zooCharts {
+		t.Run(z.fixture, func(t *testing.T) { testZooChart(t, z) })
+	}
+}
+
+func testZooChart(t *testing.T, z zooChart) {
+	e := testAccRelease(t)
+	oracle := e.otherNamespace(t)
+	helm := oracleHelm(t)
+	address := "gitlabk8s_release." + zooRelease
+	config := func(set map[string]string) string {
+		var pairs []string
+		for _, k := range slices.Sorted(maps.Keys(set)) {
+			pairs = append(pairs, fmt.Sprintf("    %q = %q", k, set[k]))
+		}
+		return fmt.Sprintf(`
+resource "gitlabk8s_release" %q {
+  name      = %q
+  namespace = %q
+  chart     = %q
+  set = {
+%s
+  }
+}
+`, zooRelease, zooRelease, e.namespace, chartserver.FixtureChart(z.fixture), strings.Join(pairs, "\n"))
+	}
+	changed := map[string]string{z.change[0]: z.change[1]}
+	for k, v := range z.set {
+		changed[k] = v
+	}
+	helmInstall := func(set map[string]string) {
+		args := []string{"upgrade", "--install", "--wait", "--timeout", "2m", zooRelease, chartserver.FixtureChart(z.fixture)}
+		for _, k := range slices.Sorted(maps.Keys(set)) {
+			args = append(args, "--set", k+"="+set[k])
+		}
+		runHelmIn(t, helm, e.cluster, oracle, args...)
+	}
+	sameAsHelm := func(set map[string]string) resource.TestCheckFunc {
+		return func(*terraform.State) error {
+			helmInstall(set)
+			return sameObjects(t, e.cluster, z, e.namespace, oracle)
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: config(z.set),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectKnownValue(address, tfjsonpathManifest(z.shown[0]), knownStringContaining(z.shown[1])),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(noTestHooks(address), sameAsHelm(z.set)),
+			},
+			{
+				Config: config(changed),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{expectManifestChanges(address, z.changes)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: sameAsHelm(changed),
+			},
+		},
+		CheckDestroy: func(*terraform.State) error {
+			if got := e.helmRevisions(t, zooRelease); len(got) != 0 {
+				return fmt.Errorf("destroy left Helm's release records: %v", got)
+			}
+			return nil
+		},
+	})
+}
+
+// noTestHooks checks that no test hook (named "-test-" in the zoo) is among the manifests:
+// install and upgrade never create them.
+func noTestHooks(address string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		rs, ok := s.RootModule().Resources[address]
+		if !ok {
+			return fmt.Errorf("%s is not in the state", address)
+		}
+		for attr := range rs.Primary.Attributes {
+			if strings.HasPrefix(attr, "manifests.") && strings.Contains(attr, "-test-") {
+				return fmt.Errorf("manifests holds the test hook %s", strings.TrimPrefix(attr, "manifests."))
+			}
+		}
+		return nil
+	}
+}
+
+// otherNamespace creates a second namespace for the test, deleted when it ends.
+func (e *releaseTestEnv) otherNamespace(t *testing.T) string {
+	t.Helper()
+	ns := e.namespace + "-helm"
+	if _, err := e.kube.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create namespace %s: %v", ns, err)
+	}
+	t.Cleanup(func() {
+		_ = e.kube.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{})
+	})
+	return ns
+}
+
+// oracleHelm returns the helm CLI of $GITLABK8S_HELM, else the one helmBinary finds.
+func oracleHelm(t *testing.T) string {
+	t.Helper()
+	if helm := os.Getenv("GITLABK8S_HELM"); helm != "" {
+		return helm
+	}
+	return helmBinary(t)
+}
+
+// runHelmIn runs the helm CLI against namespace of c with a configuration of its own.
+func runHelmIn(t *testing.T, helm string, c *testcluster.Cluster, namespace string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(helm, append(args, "--namespace", namespace, "--kubeconfig", c.Kubeconfig)...)
+	home := t.TempDir()
+	cmd.Env = append(os.Environ(), "HELM_CACHE_HOME="+home+"/cache", "HELM_CONFIG_HOME="+home+"/config", "HELM_DATA_HOME="+home+"/data")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// zooKinds are the kinds whose objects the provider's and Helm's namespaces must hold alike.
+var zooKinds = []schema.GroupVersionResource{
+	{Version: "v1", Resource: "configmaps"},
+	{Version: "v1", Resource: "secrets"},
+	{Version: "v1", Resource: "services"},
+	{Version: "v1", Resource: "serviceaccounts"},
+	{Version: "v1", Resource: "persistentvolumeclaims"},
+	{Group: "apps", Version: "v1", Resource: "deployments"},
+	{Group: "apps", Version: "v1", Resource: "statefulsets"},
+	{Group: "batch", Version: "v1", Resource: "jobs"},
+	{Group: "autoscaling", Version: "v2", Resource: "horizontalpodautoscalers"},
+}
+
+// sameObjects compares the objects of the zoo kinds in the provider's namespace and in
+// Helm's, Helm's release records and what the cluster creates in every namespace aside.
+func sameObjects(t *testing.T, c *testcluster.Cluster, z zooChart, ours, helms string) error {
+	t.Helper()
+	config, err := c.RESTConfig(testcluster.AdminContext)
+	if err != nil {
+		return err
+	}
+	client, err := dynamic.NewForConfig(config)
+	if err != nil {
+		return err
+	}
+	list := func(gvr schema.GroupVersionResource, namespace string) ([]string, error) {
+		objs, err := client.Resource(gvr).Namespace(namespace).List(context.Background(), metav1.ListOptions{})
+		if err != nil {
+			return nil, err
+		}
+		var names []string
+		for _, obj := range objs.Items {
+			if generatedByCluster(obj.GetName(), obj.Object) {
+				continue
+			}
+			names = append(names, gvr.Resource+"/"+obj.GetName())
+		}
+		return names, nil
+	}
+	var problems []string
+	for _, gvr := range zooKinds {
+		a, err := list(gvr, ours)
+		if err != nil {
+			return err
+		}
+		b, err := list(gvr, helms)
+		if err != nil {
+			return err
+		}
+		if !slices.Equal(a, b) {
+			problems = append(problems, fmt.Sprintf("%s: provider %v, helm %v", gvr.Resource, a, b))
+		}
+	}
+	for _, gvr := range z.clusterScoped {
+		for _, ns := range []string{ours, helms} {
+			if _, err := client.Resource(gvr).Get(context.Background(), ns+"-"+zooRelease, metav1.GetOptions{}); err != nil {
+				problems = append(problems, fmt.Sprintf("%s %s-%s: %v", gvr.Resource, ns, zooRelease, err))
+			}
+		}
+	}
+	sort.Strings(problems)
+	if len(problems) > 0 {
+		return fmt.Errorf("the provider's objects differ from Helm's:\n%s", strings.Join(problems, "\n"))
+	}
+	return nil
+}
+
+// generatedByCluster reports whether an object is one the cluster or Helm's bookkeeping
+// creates, not the chart: Helm's release Secrets, the namespace's default ServiceAccount
+// and root CA ConfigMap.
+func generatedByCluster(name string, obj map[string]any) bool {
+	if t, _ := obj["type"].(string); t == "helm.sh/release.v1" {
+		return true
+	}
+	return name == "default" && obj["kind"] == "ServiceAccount" || name == "kube-root-ca.crt"
+}
