@@ -259,7 +259,8 @@ func (r *releaseResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 				MarkdownDescription: "Every object of the release, rendered at plan time: one normalized YAML manifest per object (keys " +
 					"sorted, nothing the server sets), keyed `<Kind>[.<group>]/[<namespace>/]<name>` (the namespace only when it is not " +
 					"the release's), e.g. `Deployment.apps/web`, `ConfigMap/web-config`. CRDs from the chart's `crds/` and hooks are " +
-					"included; hooks keep their `helm.sh/hook` annotations. Secret `data` and `stringData` values read " +
+					"included; hooks keep their `helm.sh/hook` annotations; test hooks, which only `helm test` runs, are not. An object holding a " +
+					"value the chart generates for the first time (`randAlphaNum`, `uuidv4`, `genCA`) is unknown until the apply. Secret `data` and `stringData` values read " +
 					"`(sensitive value sha256:<12 hex>)` and `set_sensitive` values `(sensitive value)`. On refresh it holds the live " +
 					"values of the fields the chart sets, so a change made with kubectl or a deleted object shows in the next plan.",
 			},
@@ -289,13 +290,14 @@ func (r *releaseResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 }
 
 const releaseResourceDescription = "A Helm release whose plan shows exactly what will change.\n\n" +
-	"The plan renders the chart offline with Helm's engine (no cluster writes, `lookup` returns nothing) and shows one manifest per " +
+	"The plan renders the chart with Helm's engine (no cluster writes; `lookup` reads only the release's namespace) and shows one manifest per " +
 	"object in `manifests`, so `terraform plan` lists the objects added, removed or changed and, for a changed object, only the " +
 	"changed lines. `.Capabilities` uses the provider's `kube_version` and `api_versions` when set, else the cluster's version and API " +
 	"versions, so a merge-request pipeline can plan without cluster credentials. Secret values and `set_sensitive` values never appear.\n\n" +
 	"Apply installs or upgrades a real Helm release (`helm list`, `helm history` and `helm rollback` work on it); hooks run and CRDs in " +
-	"`crds/` are created as Helm creates them. What is applied is what the plan showed: when Helm renders anything else at apply (a chart " +
-	"using `randAlphaNum` or `now`), the apply fails before touching the cluster, naming the object. Cancelling Terraform (Ctrl-C, " +
+	"`crds/` are created as Helm creates them; test hooks are left to `helm test`. What is applied is what the plan showed: values a chart " +
+	"generates (`randAlphaNum`, `genCA`) are known after apply the first time and kept from what was applied afterwards, and when the chart " +
+	"renders anything else at apply than the plan showed, the apply fails before touching the cluster, naming the object. Cancelling Terraform (Ctrl-C, " +
 	"SIGTERM) stops the operation and records the release as failed rather than pending; `recover_pending` handles runs that were killed.\n\n" +
 	"Destroy uninstalls the release and waits until its objects are gone; `cascade` says whether it also waits for what they own " +
 	"(a Deployment's pods)."

@@ -187,8 +187,8 @@ func plannedManifests(plan types.Map) (map[string]string, []string) {
 func planMismatchDiagnostic(id string, err error) diag.Diagnostic {
 	return diag.NewErrorDiagnostic("Chart Rendered Differently at Apply", fmt.Sprintf(
 		"Release %s was not applied: what Helm renders now is not what the plan showed, and nothing was changed in the cluster. This "+
-			"happens when a template uses random values or the time, looks up cluster objects, or tests .Capabilities that differ from the "+
-			"plan's. Make the template depend only on its values, then plan again. Secret values are shown as hashes.\n\n%v", id, err))
+			"happens when an object that a template looks up changed since the plan, when the release changed since the plan, or when the "+
+			"template tests .Capabilities that differ from the plan's. Plan again. Secret values are shown as hashes.\n\n%v", id, err))
 }
 
 // applyDiagnostic explains a failed install or upgrade: what failed, what atomic did and what

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -28,68 +29,93 @@ resource "gitlabk8s_release" %q {
 `, name, name, e.namespace, chartserver.FixtureChart(fixture), body)
 }
 
-// A chart that renders a random value is refused before anything reaches the cluster.
-func TestAccRelease_nondeterministicChartIsRefused(t *testing.T) {
+// A chart that generates a value at random installs: the plan leaves the object holding it
+// unknown, the apply applies one draw and records it, and later plans keep it.
+func TestAccRelease_generatedValueIsKept(t *testing.T) {
 	e := testAccRelease(t)
+	token := func() string {
+		t.Helper()
+		cm, err := e.kube.CoreV1().ConfigMaps(e.namespace).Get(context.Background(), "rnd-random", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cm.Data["token"]
+	}
+	var first string
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
 				Config: e.fixtureRelease("rnd", "random", ""),
-				ExpectError: wrappedText("Chart Renders Differently Each Time", "Release "+e.namespace+"/rnd was not applied: ConfigMap/rnd-random rendered differently",
-					"Nothing was changed in the cluster"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectUnknownValue("gitlabk8s_release.rnd", tfjsonpathManifest("ConfigMap/rnd-random")),
+					plancheck.ExpectKnownValue("gitlabk8s_release.rnd", tfjsonpathManifest("ConfigMap/rnd-stable"), knownStringContaining("same every time")),
+				}},
+				Check: func(s *terraform.State) error {
+					first = token()
+					recorded := s.RootModule().Resources["gitlabk8s_release.rnd"].Primary.Attributes["manifests.ConfigMap/rnd-random"]
+					if first == "" || !strings.Contains(recorded, first) {
+						return fmt.Errorf("the state records %q, the cluster holds token %q", recorded, first)
+					}
+					return nil
+				},
 			},
 			{
-				PreConfig: func() {
-					if got := e.helmRevisions(t, "rnd"); len(got) != 0 {
-						t.Errorf("the refused apply left a release: %v", got)
+				// Imported, the release renders with the token Helm recorded: nothing to change.
+				Config:                  e.fixtureRelease("rnd", "random", ""),
+				ResourceName:            "gitlabk8s_release.rnd",
+				ImportState:             true,
+				ImportStateId:           e.namespace + "/rnd",
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"chart", "chart_digest", "timeout"},
+			},
+			{
+				Config:           e.fixtureRelease("rnd", "random", ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				Check: func(*terraform.State) error {
+					if got := token(); got != first {
+						return fmt.Errorf("token changed from %q to %q", first, got)
 					}
-					if _, err := e.kube.CoreV1().ConfigMaps(e.namespace).Get(context.Background(), "rnd-stable", metav1.GetOptions{}); err == nil {
-						t.Errorf("the refused apply created ConfigMap rnd-stable")
-					}
+					return nil
 				},
-				Config:   `# nothing`,
-				PlanOnly: true,
 			},
 		},
 	})
 }
 
-// A lookup that finds nothing at plan time but an object at apply time makes Helm render
-// something else than the plan showed: the apply stops before writing.
-func TestAccRelease_lookupThatFindsSomethingAtApplyIsRefused(t *testing.T) {
+// lookup is answered at plan time from the release's own namespace, as Helm's install answers
+// it there, so the plan shows what the apply applies; other namespaces are not looked into.
+func TestAccRelease_lookupIsAnsweredFromTheReleaseNamespace(t *testing.T) {
 	e := testAccRelease(t)
+	other := e.otherNamespace(t)
+	for _, ns := range []string{e.namespace, other} {
+		_, err := e.kube.CoreV1().ConfigMaps(ns).Create(context.Background(), &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: "probe"}, Data: map[string]string{"origin": "cluster"},
+		}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				// Nothing to find: plan and apply agree.
 				Config: e.fixtureRelease("found", "lookup", ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue("gitlabk8s_release.found", tfjsonpathManifest("ConfigMap/found-state"), knownStringContaining(`probe: cluster`)),
+				}},
+				// The next plan finds the release's own ConfigMap, which says what was applied: no change.
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("gitlabk8s_release.found", tfjsonpathManifest("ConfigMap/found-state"), knownStringContaining(`origin: not found`)),
 				},
 			},
 			{
-				PreConfig: func() {
-					_, err := e.kube.CoreV1().ConfigMaps(e.namespace).Create(context.Background(), &corev1.ConfigMap{
-						ObjectMeta: metav1.ObjectMeta{Name: "other-state"}, Data: map[string]string{"origin": "cluster"},
-					}, metav1.CreateOptions{})
-					if err != nil {
-						t.Fatal(err)
-					}
-				},
-				Config: e.fixtureRelease("found", "lookup", "") + e.fixtureRelease("other", "lookup", ""),
-				ExpectError: wrappedText("Chart Rendered Differently at Apply", "Release "+e.namespace+"/other was not applied",
-					"ConfigMap/other-state rendered at apply differs from the plan (changed)", `-  origin: not found`, `+  origin: cluster`),
-			},
-			{
-				PreConfig: func() {
-					if got := e.helmRevisions(t, "other"); len(got) != 0 {
-						t.Errorf("the refused apply left a release: %v", got)
-					}
-				},
-				Config:   e.fixtureRelease("found", "lookup", ""),
-				PlanOnly: true,
+				Config: e.fixtureRelease("found", "lookup", fmt.Sprintf(`  set = { probeNamespace = %q }`, other)),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					expectManifestChanges("gitlabk8s_release.found", map[string]*manifestLines{
+						"ConfigMap/found-state": {removed: []string{"probe: cluster"}, added: []string{"probe: not found"}},
+					}),
+				}},
 			},
 		},
 	})

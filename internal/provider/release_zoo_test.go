@@ -40,6 +40,10 @@ type zooChart struct {
 	shown [2]string
 	// clusterScoped lists cluster-scoped kinds the chart creates, named after the namespace.
 	clusterScoped []schema.GroupVersionResource
+	// kinds lists namespaced kinds beyond zooKinds the chart creates.
+	kinds []schema.GroupVersionResource
+	// kept names the objects of kinds (zooKinds included) that destroy leaves in place.
+	kept []string
 }
 
 var webhookConfigurations = schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingwebhookconfigurations"}
@@ -79,6 +83,36 @@ var zooCharts = []zooChart{
 			"ConfigMap/zoo-config": {removed: []string{"message: hello"}, added: []string{"message: changed"}},
 		},
 		clusterScoped: []schema.GroupVersionResource{webhookConfigurations},
+	},
+	{
+		// A library chart's named templates, subcharts switched by conditions, globals.
+		fixture: "zoo-umbrella",
+		shown:   [2]string{"ConfigMap/zoo-cache", "environment: review"},
+		change:  [2]string{"cache.size", "128Mi"},
+		changes: map[string]*manifestLines{
+			"ConfigMap/zoo-cache": {removed: []string{"size: 64Mi"}, added: []string{"size: 128Mi"}},
+		},
+	},
+	{
+		// A CRD in crds/ and a custom resource of it in the same chart.
+		fixture: "zoo-crds",
+		shown:   [2]string{"Gadget.zoo.gitlabk8s.test/zoo", "size: 3"},
+		change:  [2]string{"size", "4"},
+		changes: map[string]*manifestLines{
+			"Gadget.zoo.gitlabk8s.test/zoo": {removed: []string{"size: 3"}, added: []string{"size: 4"}},
+		},
+		kinds: []schema.GroupVersionResource{{Group: "zoo.gitlabk8s.test", Version: "v1", Resource: "gadgets"}},
+	},
+	{
+		// Empty annotation and label maps Helm fills with its own, and a ConfigMap that
+		// helm.sh/resource-policy: keep leaves in place on uninstall.
+		fixture: "zoo-maps",
+		shown:   [2]string{"ConfigMap/zoo-kept", "helm.sh/resource-policy: keep"},
+		change:  [2]string{"message", "changed"},
+		changes: map[string]*manifestLines{
+			"ConfigMap/zoo-config": {removed: []string{"message: hello"}, added: []string{"message: changed"}},
+		},
+		kept: []string{"configmaps/zoo-kept"},
 	},
 }
 
@@ -127,7 +161,7 @@ resource "gitlabk8s_release" %q {
 	sameAsHelm := func(set map[string]string) resource.TestCheckFunc {
 		return func(*terraform.State) error {
 			helmInstall(set)
-			return sameObjects(t, e.cluster, z, e.namespace, oracle)
+			return sameObjects(t, e.cluster, z, e.namespace, oracle, true)
 		}
 	}
 	resource.Test(t, resource.TestCase{
@@ -155,6 +189,19 @@ resource "gitlabk8s_release" %q {
 		CheckDestroy: func(*terraform.State) error {
 			if got := e.helmRevisions(t, zooRelease); len(got) != 0 {
 				return fmt.Errorf("destroy left Helm's release records: %v", got)
+			}
+			runHelmIn(t, helm, e.cluster, oracle, "uninstall", "--wait", zooRelease)
+			if err := sameObjects(t, e.cluster, z, e.namespace, oracle, false); err != nil {
+				return err
+			}
+			for _, name := range z.kept {
+				resourceName, objectName, _ := strings.Cut(name, "/")
+				if resourceName != "configmaps" {
+					return fmt.Errorf("kept %s: only ConfigMaps are checked", name)
+				}
+				if _, err := e.kube.CoreV1().ConfigMaps(e.namespace).Get(context.Background(), objectName, metav1.GetOptions{}); err != nil {
+					return fmt.Errorf("destroy deleted %s, which helm.sh/resource-policy: keep keeps: %w", name, err)
+				}
 			}
 			return nil
 		},
@@ -227,8 +274,9 @@ var zooKinds = []schema.GroupVersionResource{
 }
 
 // sameObjects compares the objects of the zoo kinds in the provider's namespace and in
-// Helm's, Helm's release records and what the cluster creates in every namespace aside.
-func sameObjects(t *testing.T, c *testcluster.Cluster, z zooChart, ours, helms string) error {
+// Helm's, Helm's release records and what the cluster creates in every namespace aside. The
+// chart's cluster-scoped objects must exist for both releases while installed, else for none.
+func sameObjects(t *testing.T, c *testcluster.Cluster, z zooChart, ours, helms string, installed bool) error {
 	t.Helper()
 	config, err := c.RESTConfig(testcluster.AdminContext)
 	if err != nil {
@@ -253,7 +301,7 @@ func sameObjects(t *testing.T, c *testcluster.Cluster, z zooChart, ours, helms s
 		return names, nil
 	}
 	var problems []string
-	for _, gvr := range zooKinds {
+	for _, gvr := range slices.Concat(zooKinds, z.kinds) {
 		a, err := list(gvr, ours)
 		if err != nil {
 			return err
@@ -268,8 +316,9 @@ func sameObjects(t *testing.T, c *testcluster.Cluster, z zooChart, ours, helms s
 	}
 	for _, gvr := range z.clusterScoped {
 		for _, ns := range []string{ours, helms} {
-			if _, err := client.Resource(gvr).Get(context.Background(), ns+"-"+zooRelease, metav1.GetOptions{}); err != nil {
-				problems = append(problems, fmt.Sprintf("%s %s-%s: %v", gvr.Resource, ns, zooRelease, err))
+			_, err := client.Resource(gvr).Get(context.Background(), ns+"-"+zooRelease, metav1.GetOptions{})
+			if exists := err == nil; exists != installed {
+				problems = append(problems, fmt.Sprintf("%s %s-%s: exists %v, want %v (%v)", gvr.Resource, ns, zooRelease, exists, installed, err))
 			}
 		}
 	}
