@@ -129,7 +129,7 @@ func TestAccRelease_zoo(t *testing.T) {
 func testZooChart(t *testing.T, z zooChart) {
 	e := testAccRelease(t)
 	oracle := e.otherNamespace(t)
-	helm := oracleHelm(t)
+	helm := helmBinary(t)
 	address := "gitlabk8s_release." + zooRelease
 	config := func(set map[string]string) string {
 		var pairs []string
@@ -236,15 +236,6 @@ func (e *releaseTestEnv) otherNamespace(t *testing.T) string {
 		_ = e.kube.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{})
 	})
 	return ns
-}
-
-// oracleHelm returns the helm CLI of $GITLABK8S_HELM, else the one helmBinary finds.
-func oracleHelm(t *testing.T) string {
-	t.Helper()
-	if helm := os.Getenv("GITLABK8S_HELM"); helm != "" {
-		return helm
-	}
-	return helmBinary(t)
 }
 
 // runHelmIn runs the helm CLI against namespace of c with a configuration of its own.
