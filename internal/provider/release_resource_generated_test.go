@@ -17,7 +17,9 @@ import (
 // mapPrivate is private state kept in a map.
 type mapPrivate map[string][]byte
 
-func (p mapPrivate) GetKey(_ context.Context, key string) ([]byte, diag.Diagnostics) { return p[key], nil }
+func (p mapPrivate) GetKey(_ context.Context, key string) ([]byte, diag.Diagnostics) {
+	return p[key], nil
+}
 
 func (p mapPrivate) SetKey(_ context.Context, key string, value []byte) diag.Diagnostics {
 	if len(value) == 0 {
