@@ -35,6 +35,10 @@ type Options struct {
 	Progress ProgressFunc
 	// PollInterval is the time between two readiness checks; one second when zero.
 	PollInterval time.Duration
+	// BlockedTimeout, when positive, fails a wait as soon as an object has been blocked that
+	// long for a reason that might still clear by itself (see BlockedError); otherwise such
+	// objects are waited for until the timeout, their reason in the progress and the error.
+	BlockedTimeout time.Duration
 }
 
 // Client runs Helm actions with the provider's shared clients.
@@ -82,6 +86,9 @@ func (c *Client) configuration(ctx context.Context, namespace string, caps *char
 			interval:  c.opts.PollInterval,
 			progress:  c.opts.Progress,
 			logf:      c.logf,
+			// Events from before this operation are an earlier one's.
+			since:          time.Now(),
+			blockedTimeout: c.opts.BlockedTimeout,
 		}},
 		Releases:       store,
 		Capabilities:   caps,

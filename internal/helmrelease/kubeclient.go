@@ -2,6 +2,7 @@ package helmrelease
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	helmkube "helm.sh/helm/v3/pkg/kube"
@@ -40,11 +41,27 @@ func (c *contextKubeClient) WaitForDelete(resources helmkube.ResourceList, timeo
 	return c.waiter.waitDeleted(c.ctx, refsOf(resources), timeout)
 }
 
-// WatchUntilReady runs hooks. Helm's watch has no context, so it runs aside and the call
-// returns when the context is cancelled; the watch itself ends at Helm's timeout.
+// WatchUntilReady waits for hooks. Hook Jobs are waited for like the release's objects, so a
+// failed one fails at once, naming its pod and why it ended. Other hooks (Pods, which Helm
+// waits for until they succeed) go to Helm's watch; it has no context, so it runs aside and the
+// call returns when the context is cancelled; the watch itself ends at Helm's timeout.
 func (c *contextKubeClient) WatchUntilReady(resources helmkube.ResourceList, timeout time.Duration) error {
+	var jobs, others helmkube.ResourceList
+	for _, info := range resources {
+		if ref := refOf(info); ref.Kind == "Job" && ref.Resource.Group == "batch" {
+			jobs = append(jobs, info)
+		} else {
+			others = append(others, info)
+		}
+	}
+	if err := c.waiter.waitReady(c.ctx, refsOf(jobs), timeout); err != nil {
+		return fmt.Errorf("hook failed: %w", err)
+	}
+	if len(others) == 0 {
+		return nil
+	}
 	done := make(chan error, 1)
-	go func() { done <- c.Client.WatchUntilReady(resources, timeout) }()
+	go func() { done <- c.Client.WatchUntilReady(others, timeout) }()
 	select {
 	case err := <-done:
 		return err

@@ -47,6 +47,8 @@ type liveReader interface {
 	objectGetter
 	// ListPods returns the pods of a namespace.
 	ListPods(ctx context.Context, namespace string) ([]*unstructured.Unstructured, error)
+	// ListEvents returns the core/v1 Events of a namespace.
+	ListEvents(ctx context.Context, namespace string) ([]*unstructured.Unstructured, error)
 }
 
 type dynamicReader struct{ client dynamic.Interface }
@@ -59,10 +61,21 @@ func (d dynamicReader) Get(ctx context.Context, ref objectRef) (*unstructured.Un
 	return obj, err
 }
 
-var podsResource = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+var (
+	podsResource   = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+	eventsResource = schema.GroupVersionResource{Version: "v1", Resource: "events"}
+)
 
 func (d dynamicReader) ListPods(ctx context.Context, namespace string) ([]*unstructured.Unstructured, error) {
-	list, err := d.client.Resource(podsResource).Namespace(namespace).List(ctx, metav1.ListOptions{})
+	return d.listAll(ctx, podsResource, namespace)
+}
+
+func (d dynamicReader) ListEvents(ctx context.Context, namespace string) ([]*unstructured.Unstructured, error) {
+	return d.listAll(ctx, eventsResource, namespace)
+}
+
+func (d dynamicReader) listAll(ctx context.Context, resource schema.GroupVersionResource, namespace string) ([]*unstructured.Unstructured, error) {
+	list, err := d.client.Resource(resource).Namespace(namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -75,6 +88,10 @@ func (d dynamicReader) ListPods(ctx context.Context, namespace string) ([]*unstr
 
 // workloadKinds own pods; only their namespaces need a pod list.
 var workloadKinds = []string{"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob", "Pod"}
+
+// explainedKinds are the kinds whose events (their own, or their pods' and claims') can say
+// why they are not ready; only their namespaces need an event list.
+var explainedKinds = append([]string{"PersistentVolumeClaim", "Service"}, workloadKinds...)
 
 // ProgressFunc receives a one-line summary of a wait and its per-object detail. It is called
 // when the summary changes and at least every progressHeartbeat while nothing changes.
@@ -94,6 +111,12 @@ type waiter struct {
 	interval  time.Duration
 	progress  ProgressFunc
 	logf      func(format string, args ...any)
+	// since is when the operation started: events seen before it are an earlier rollout's.
+	// The wait's own start when zero.
+	since time.Time
+	// blockedTimeout, when positive, fails an object that has been blocked that long for a
+	// reason that might still clear by itself (readiness.Result.Blocked).
+	blockedTimeout time.Duration
 }
 
 // FailedError says that objects failed while the release was waited for: a crash-looping or
@@ -124,6 +147,18 @@ func (e *TimeoutError) Error() string {
 	return fmt.Sprintf("not ready after %s: %s", e.Timeout, describeProgress(e.NotReady))
 }
 
+// BlockedError says that objects stayed blocked longer than the wait allows for a reason that
+// might still have cleared by itself: a pod no node could take, a volume the provisioner kept
+// failing to create, a load balancer without an address, a failing readiness probe.
+type BlockedError struct {
+	After   time.Duration
+	Blocked []readiness.Failure
+}
+
+func (e *BlockedError) Error() string {
+	return fmt.Sprintf("blocked for %s: %s", e.After, (&FailedError{Failures: e.Blocked}).Error())
+}
+
 var errWaitTimeout = errors.New("wait timed out")
 
 // waitReady polls refs until every object is ready, one fails, the timeout passes or ctx is
@@ -138,8 +173,15 @@ func (w *waiter) waitReady(ctx context.Context, refs []objectRef, timeout time.D
 	defer ticker.Stop()
 	var reporter progressReporter
 	var last []readiness.Progress
+	blocked := blockedClock{since: map[string]time.Time{}}
+	since := w.since
+	if since.IsZero() {
+		since = time.Now()
+	}
+	// Event times have whole seconds, and a cluster's clock may be a little behind ours.
+	since = since.Add(-time.Second).Truncate(time.Second)
 	for {
-		result, err := w.evaluate(waitCtx, refs)
+		result, err := w.evaluate(waitCtx, refs, since)
 		switch {
 		case err != nil && waitCtx.Err() == nil:
 			// The API server may blip during a rollout; the timeout bounds the retries.
@@ -152,6 +194,9 @@ func (w *waiter) waitReady(ctx context.Context, refs []objectRef, timeout time.D
 			}
 			if result.Ready {
 				return nil
+			}
+			if over := blocked.over(result.Blocked, w.blockedTimeout, time.Now()); len(over) > 0 {
+				return &BlockedError{After: w.blockedTimeout, Blocked: over}
 			}
 		}
 		select {
@@ -166,10 +211,10 @@ func (w *waiter) waitReady(ctx context.Context, refs []objectRef, timeout time.D
 }
 
 // evaluate reads every object and the pods of the namespaces holding workloads, and rates them.
-func (w *waiter) evaluate(ctx context.Context, refs []objectRef) (readiness.Result, error) {
+func (w *waiter) evaluate(ctx context.Context, refs []objectRef, since time.Time) (readiness.Result, error) {
 	objects := make([]*unstructured.Unstructured, 0, len(refs))
 	var missing []readiness.Progress
-	var podNamespaces []string
+	var podNamespaces, eventNamespaces []string
 	live, err := getAll(ctx, w.reader, refs)
 	if err != nil {
 		return readiness.Result{}, err
@@ -184,6 +229,9 @@ func (w *waiter) evaluate(ctx context.Context, refs []objectRef) (readiness.Resu
 		if slices.Contains(workloadKinds, ref.Kind) && !slices.Contains(podNamespaces, ref.Namespace) {
 			podNamespaces = append(podNamespaces, ref.Namespace)
 		}
+		if slices.Contains(explainedKinds, ref.Kind) && !slices.Contains(eventNamespaces, ref.Namespace) {
+			eventNamespaces = append(eventNamespaces, ref.Namespace)
+		}
 	}
 	var pods []*unstructured.Unstructured
 	for _, ns := range podNamespaces {
@@ -193,7 +241,16 @@ func (w *waiter) evaluate(ctx context.Context, refs []objectRef) (readiness.Resu
 		}
 		pods = append(pods, list...)
 	}
-	result := readiness.Evaluate(objects, pods)
+	// One LIST of each namespace's events per poll, whatever the number of objects.
+	var events []*unstructured.Unstructured
+	for _, ns := range eventNamespaces {
+		list, err := w.reader.ListEvents(ctx, ns)
+		if err != nil {
+			return readiness.Result{}, fmt.Errorf("list events in namespace %s: %w", ns, err)
+		}
+		events = append(events, list...)
+	}
+	result := readiness.Evaluate(readiness.Input{Objects: objects, Pods: pods, Events: events, Since: since})
 	if len(missing) > 0 {
 		result.Ready = false
 		result.Progress = append(result.Progress, missing...)
@@ -295,7 +352,35 @@ func (r *progressReporter) report(fn ProgressFunc, progress []readiness.Progress
 	fn(summary, progress)
 }
 
-// describeProgress writes progress as "Deployment.apps/web ready 1/2 (InProgress), ...".
+// blockedClock remembers since when each object has been blocked without a break.
+type blockedClock struct{ since map[string]time.Time }
+
+// over records blocked at now and returns those blocked for limit or longer; none when limit
+// is not positive.
+func (c blockedClock) over(blocked []readiness.Failure, limit time.Duration, now time.Time) []readiness.Failure {
+	current := map[string]bool{}
+	var over []readiness.Failure
+	for _, b := range blocked {
+		current[b.Object] = true
+		first, ok := c.since[b.Object]
+		if !ok {
+			c.since[b.Object] = now
+			first = now
+		}
+		if limit > 0 && now.Sub(first) >= limit {
+			over = append(over, b)
+		}
+	}
+	for object := range c.since {
+		if !current[object] {
+			delete(c.since, object)
+		}
+	}
+	return over
+}
+
+// describeProgress writes progress as "Deployment.apps/web ready 1/2 (InProgress), ...", with
+// why an object waits where that is known: "(InProgress; Unschedulable: pod web-x: ...)".
 func describeProgress(progress []readiness.Progress) string {
 	if len(progress) == 0 {
 		return "no objects pending"
@@ -306,7 +391,10 @@ func describeProgress(progress []readiness.Progress) string {
 		if p.Desired > 0 {
 			part += fmt.Sprintf(" ready %d/%d", p.Ready, p.Desired)
 		}
-		if p.Status != "" {
+		switch {
+		case p.Status != "" && p.Reason != "":
+			part += " (" + p.Status + "; " + p.Reason + ": " + p.Message + ")"
+		case p.Status != "":
 			part += " (" + p.Status + ")"
 		}
 		parts = append(parts, part)

@@ -21,8 +21,11 @@ type fakeReader struct {
 	mu      sync.Mutex
 	objects map[string]*unstructured.Unstructured // by name
 	pods    []*unstructured.Unstructured
+	events  []*unstructured.Unstructured
 	gets    int
-	step    func(f *fakeReader)
+	// eventLists counts ListEvents calls by namespace.
+	eventLists map[string]int
+	step       func(f *fakeReader)
 }
 
 func (f *fakeReader) Get(_ context.Context, ref objectRef) (*unstructured.Unstructured, error) {
@@ -43,6 +46,16 @@ func (f *fakeReader) ListPods(context.Context, string) ([]*unstructured.Unstruct
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.pods, nil
+}
+
+func (f *fakeReader) ListEvents(_ context.Context, namespace string) ([]*unstructured.Unstructured, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.eventLists == nil {
+		f.eventLists = map[string]int{}
+	}
+	f.eventLists[namespace]++
+	return f.events, nil
 }
 
 func object(t *testing.T, text string) *unstructured.Unstructured {
@@ -138,7 +151,11 @@ status:
 	reader := &fakeReader{objects: map[string]*unstructured.Unstructured{"web": object(t, progressingDeployment)}, pods: []*unstructured.Unstructured{pod}}
 	w := &waiter{reader: reader, namespace: "review", interval: time.Millisecond}
 	start := time.Now()
-	err := w.waitReady(context.Background(), []objectRef{deploymentRef}, time.Hour)
+	// The wait's own timeout is an hour; the test's deadline turns a regression into a failure
+	// instead of a hang.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := w.waitReady(ctx, []objectRef{deploymentRef}, time.Hour)
 	var failed *FailedError
 	if !errors.As(err, &failed) {
 		t.Fatalf("waitReady = %v, want a *FailedError", err)
@@ -198,5 +215,79 @@ metadata: {name: settings, namespace: review, deletionTimestamp: "2026-01-01T00:
 	reader.step = func(f *fakeReader) { delete(f.objects, "settings") }
 	if err := w.waitDeleted(context.Background(), []objectRef{ref}, time.Minute); err != nil {
 		t.Fatalf("waitDeleted after the object went away: %v", err)
+	}
+}
+
+const unschedulablePod = `
+apiVersion: v1
+kind: Pod
+metadata: {name: web-5d8f-x2x, namespace: review, labels: {app: web}}
+status:
+  phase: Pending
+  conditions:
+  - {type: PodScheduled, status: "False", reason: Unschedulable, message: "0/1 nodes are available: 1 Insufficient cpu."}
+`
+
+// A pod no node can take may still be placed (a cluster autoscaler may add a node): the wait
+// names why in its progress and its timeout, and fails early only when blockedTimeout says so.
+func TestWaitReady_blockedObjectIsNamedAndFailsAfterBlockedTimeout(t *testing.T) {
+	reader := &fakeReader{objects: map[string]*unstructured.Unstructured{"web": object(t, progressingDeployment)}, pods: []*unstructured.Unstructured{object(t, unschedulablePod)}}
+	var summaries []string
+	var mu sync.Mutex
+	w := &waiter{reader: reader, namespace: "review", interval: time.Millisecond,
+		progress: func(summary string, _ []readiness.Progress) {
+			mu.Lock()
+			summaries = append(summaries, summary)
+			mu.Unlock()
+		}}
+	err := w.waitReady(context.Background(), []objectRef{deploymentRef}, 50*time.Millisecond)
+	var timeout *TimeoutError
+	if !errors.As(err, &timeout) {
+		t.Fatalf("waitReady = %v, want a *TimeoutError", err)
+	}
+	want := "Deployment.apps/web ready 1/2 (InProgress; Unschedulable: pod web-5d8f-x2x: 0/1 nodes are available: 1 Insufficient cpu.)"
+	if !strings.Contains(err.Error(), want) {
+		t.Errorf("timeout %q does not say %q", err, want)
+	}
+	if len(summaries) == 0 || summaries[0] != want {
+		t.Errorf("progress %q; want the reason in the first line", summaries)
+	}
+
+	w.blockedTimeout = 20 * time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	err = w.waitReady(ctx, []objectRef{deploymentRef}, time.Hour)
+	var blocked *BlockedError
+	if !errors.As(err, &blocked) {
+		t.Fatalf("waitReady with blockedTimeout = %v, want a *BlockedError", err)
+	}
+	if elapsed := time.Since(start); elapsed < w.blockedTimeout {
+		t.Errorf("failed after %s, before blockedTimeout %s", elapsed, w.blockedTimeout)
+	}
+	for _, part := range []string{"blocked for 20ms", "Deployment.apps/web: Unschedulable: pod web-5d8f-x2x: 0/1 nodes are available"} {
+		if !strings.Contains(err.Error(), part) {
+			t.Errorf("error %q does not say %q", err, part)
+		}
+	}
+	if got := reader.eventLists["review"]; got == 0 {
+		t.Error("the namespace's events were never listed")
+	}
+}
+
+// Events are read with one LIST of the namespace per poll, however many objects there are.
+func TestWaitReady_listsEventsOncePerNamespaceAndPoll(t *testing.T) {
+	objects := map[string]*unstructured.Unstructured{}
+	var refs []objectRef
+	for _, name := range []string{"a", "b", "c", "d"} {
+		objects[name] = object(t, "apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: "+name+", namespace: review}\nstatus: {phase: Pending}\n")
+		refs = append(refs, objectRef{Resource: schema.GroupVersionResource{Version: "v1", Resource: "persistentvolumeclaims"}, APIVersion: "v1", Kind: "PersistentVolumeClaim", Namespace: "review", Name: name})
+	}
+	reader := &fakeReader{objects: objects}
+	w := &waiter{reader: reader, namespace: "review", interval: 5 * time.Millisecond}
+	_ = w.waitReady(context.Background(), refs, 30*time.Millisecond)
+	polls := reader.gets / len(refs) // one GET per claim and poll
+	if got := reader.eventLists["review"]; polls == 0 || got != polls {
+		t.Errorf("events listed %d times in %d polls of %d claims; want one LIST per poll", got, polls, len(refs))
 	}
 }

@@ -80,6 +80,7 @@ type releaseModel struct {
 	Atomic             types.Bool   `tfsdk:"atomic"`
 	Wait               types.Bool   `tfsdk:"wait"`
 	Timeout            types.String `tfsdk:"timeout"`
+	BlockedTimeout     types.String `tfsdk:"blocked_timeout"`
 	MaxHistory         types.Int64  `tfsdk:"max_history"`
 	Description        types.String `tfsdk:"description"`
 	RecoverPending     types.Bool   `tfsdk:"recover_pending"`
@@ -190,10 +191,16 @@ func (r *releaseResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 				Optional: true,
 				Computed: true,
 				Default:  booldefault.StaticBool(defaultReleaseWait),
-				MarkdownDescription: "Wait until every object is ready and every Job complete. The wait fails within seconds when a pod " +
-					"crash-loops, cannot pull its image or cannot be configured, a Job fails or a Deployment exceeds its progress deadline, " +
-					"naming the object, the reason and the pod's message. Progress (`ready x/y` per workload) is logged at level INFO " +
-					"(`TF_LOG_PROVIDER=INFO`). Default `true`.",
+				MarkdownDescription: "Wait until every object is ready, every Job complete and every `LoadBalancer` Service has an " +
+					"address (as `helm --wait` does). The wait fails within seconds, naming the object, Kubernetes' reason and its " +
+					"message, when nothing will change by waiting: a pod crash-loops, cannot pull its image or cannot be configured; a " +
+					"controller cannot create pods because a ResourceQuota, a LimitRange, Pod Security admission or an admission webhook " +
+					"refuses them; a PersistentVolumeClaim names a StorageClass that does not exist, or none where the cluster has no " +
+					"default; a Job (a hook too) fails, with its pod; a Deployment exceeds its progress deadline. What might still clear " +
+					"by itself (a pod no node can take yet, which a cluster autoscaler may fix; a provisioner that keeps failing; a " +
+					"readiness probe that fails; a load balancer without an address) is named in the progress and in the timeout's " +
+					"error, and fails the wait early with `blocked_timeout`. Progress (`ready x/y` per workload, and why an object " +
+					"waits) is logged at level INFO (`TF_LOG_PROVIDER=INFO`). Default `true`.",
 			},
 			"timeout": schema.StringAttribute{
 				Optional:            true,
@@ -201,6 +208,17 @@ func (r *releaseResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 				Default:             stringdefault.StaticString(defaultReleaseTimeout),
 				MarkdownDescription: "How long each Helm operation (hooks, the wait, a rollback, the uninstall on destroy) may take, as a Go duration (`90s`, `10m`). Default `" + defaultReleaseTimeout + "`.",
 				Validators:          []validator.String{durationValidator{}},
+			},
+			"blocked_timeout": schema.StringAttribute{
+				Optional: true,
+				MarkdownDescription: "How long an object may stay blocked, during the wait, for a reason that might still clear by " +
+					"itself before the apply fails with that reason, as a Go duration (`30s`): a pod the scheduler cannot place " +
+					"(`Unschedulable`: resources, node selectors, taints, affinity), a volume its provisioner fails to create " +
+					"(`ProvisioningFailed`), a pod whose controller cannot create it for a reason that may pass (a quota that " +
+					"terminating pods will free, a webhook that did not answer), a container failing its readiness probe " +
+					"(`Unhealthy`), a `LoadBalancer` Service without an address. Unset (the default), they are waited for until " +
+					"`timeout`; set it on clusters without an autoscaler, where such a pod never fits.",
+				Validators: []validator.String{durationValidator{}},
 			},
 			"max_history": schema.Int64Attribute{
 				Optional:            true,
@@ -317,6 +335,15 @@ func (m *releaseModel) timeoutDuration() time.Duration {
 	if err != nil || m.Timeout.IsNull() || m.Timeout.IsUnknown() {
 		d, _ = time.ParseDuration(defaultReleaseTimeout)
 	}
+	return d
+}
+
+// blockedTimeoutDuration returns blocked_timeout, or 0 when it is not set.
+func (m *releaseModel) blockedTimeoutDuration() time.Duration {
+	if m.BlockedTimeout.IsNull() || m.BlockedTimeout.IsUnknown() {
+		return 0
+	}
+	d, _ := time.ParseDuration(m.BlockedTimeout.ValueString())
 	return d
 }
 

@@ -31,6 +31,7 @@ func newHelmClient(ctx context.Context, clients *kube.Clients, m *releaseModel) 
 		Progress: func(summary string, objects []readiness.Progress) {
 			tflog.Info(ctx, "release "+id+": waiting: "+redactor.String(summary), map[string]any{"release": id, "pending": len(objects)})
 		},
+		BlockedTimeout: m.blockedTimeoutDuration(),
 	})
 }
 
@@ -204,6 +205,7 @@ func applyDiagnostic(id string, creating bool, redactor *manifest.Redactor, err 
 		changed  *helmrelease.ChangedError
 		op       *helmrelease.OperationError
 		failed   *helmrelease.FailedError
+		blocked  *helmrelease.BlockedError
 		timeout  *helmrelease.TimeoutError
 	)
 	switch {
@@ -222,11 +224,15 @@ func applyDiagnostic(id string, creating bool, redactor *manifest.Redactor, err 
 	var what string
 	switch {
 	case errors.As(err, &failed):
-		what = "Objects of the release failed while it was waited for; the message names each object, the reason and the pod's message. " +
-			"Fix the image, command or configuration and apply again."
+		what = "Objects of the release failed while it was waited for; the message names each object, Kubernetes' reason and its " +
+			"message (the pod's, the controller's, the admission's). Fix the image, command, configuration, quota or storage class and apply again."
+	case errors.As(err, &blocked):
+		what = fmt.Sprintf("Objects of the release stayed blocked longer than blocked_timeout (%s); the message names each object, "+
+			"Kubernetes' reason and its message. Fix the cause (resources, node selectors, the storage class, the readiness probe), or "+
+			"raise or unset blocked_timeout to wait for it, and apply again.", blocked.After)
 	case errors.As(err, &timeout):
-		what = "The release's objects were not ready within the timeout; the message says what was still pending. Check the objects with " +
-			"kubectl describe, or raise timeout."
+		what = "The release's objects were not ready within the timeout; the message says what was still pending and why, where " +
+			"Kubernetes says. Check the objects with kubectl describe, or raise timeout."
 	case errors.As(err, &op) && op.Cancelled:
 		what = "The operation was cancelled. The release was marked failed rather than left pending, so the next apply continues from there."
 	default:

@@ -259,7 +259,7 @@ resource "gitlabk8s_release" "app" {
   set       = { stuck = true }
 }
 `, e.namespace, chartDir),
-			ExpectError: wrappedText("Unable to Install Release", "not ready after 5s: PersistentVolumeClaim/app-data", "(InProgress)",
+			ExpectError: wrappedText("Unable to Install Release", "not ready after 5s: Service/app-lb ready 0/1 (InProgress; LoadBalancerPending: no load balancer address yet",
 				"the release was uninstalled because atomic is set"),
 		}},
 	})

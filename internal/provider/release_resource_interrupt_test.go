@@ -11,8 +11,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// writeStuckChart writes a chart whose PersistentVolumeClaim (with stuck=true) names a storage
-// class no provisioner serves: it stays Pending, so an apply waits until it is interrupted.
+// writeStuckChart writes a chart whose LoadBalancer Service (with stuck=true) names a load
+// balancer class no controller serves: it never gets an address, a reason that might still
+// clear, so an apply waits until it is interrupted or times out.
 func writeStuckChart(t *testing.T) string {
 	t.Helper()
 	return writeChart(t, "stuck", map[string]string{
@@ -28,17 +29,16 @@ data:
   interrupted: "true"
 {{- end }}
 `,
-		"templates/pvc.yaml": `{{- if .Values.stuck }}
+		"templates/service.yaml": `{{- if .Values.stuck }}
 apiVersion: v1
-kind: PersistentVolumeClaim
+kind: Service
 metadata:
-  name: {{ .Release.Name }}-data
+  name: {{ .Release.Name }}-lb
 spec:
-  accessModes: [ReadWriteOnce]
-  storageClassName: no-provisioner
-  resources:
-    requests:
-      storage: 1Gi
+  type: LoadBalancer
+  loadBalancerClass: gitlabk8s.test/none
+  ports:
+  - port: 80
 {{- end }}
 `,
 	})
@@ -146,9 +146,9 @@ func killedApplyIsRecovered(t *testing.T, bin cliBinary) {
 	if _, ok := cm.Data["interrupted"]; ok || cm.Data["message"] != "upgraded" {
 		t.Errorf("ConfigMap app after recovery has data %v, want only message=upgraded", cm.Data)
 	}
-	// The claim only the interrupted revision had created is not left behind.
-	if _, err := e.kube.CoreV1().PersistentVolumeClaims(e.namespace).Get(t.Context(), "app-data", metav1.GetOptions{}); err == nil {
-		t.Errorf("PersistentVolumeClaim app-data of the interrupted revision is still there")
+	// The Service only the interrupted revision had created is not left behind.
+	if _, err := e.kube.CoreV1().Services(e.namespace).Get(t.Context(), "app-lb", metav1.GetOptions{}); err == nil {
+		t.Errorf("Service app-lb of the interrupted revision is still there")
 	}
 	if plan := cli.mustRun("plan"); !strings.Contains(plan, "No changes.") {
 		t.Errorf("plan after recovery is not empty:\n%s", plan)

@@ -28,7 +28,7 @@ func BenchmarkEvaluate(b *testing.B) {
 		b.Run(fmt.Sprintf("objects=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				result := Evaluate(objects, pods)
+				result := Evaluate(Input{Objects: objects, Pods: pods})
 				if result.Ready || len(result.Failures) != 0 {
 					b.Fatalf("ready %v, failures %v", result.Ready, result.Failures)
 				}

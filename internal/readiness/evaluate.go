@@ -3,6 +3,7 @@ package readiness
 import (
 	"fmt"
 	"sort"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
@@ -23,14 +24,22 @@ func (f Failure) String() string {
 
 // Progress is how far one object is: for workloads the ready and desired
 // replicas (pods, for a Job its completions), for anything else 0/1 or 1/1.
+// Reason and Message say why an object that is not ready waits, when that
+// is known: "Unschedulable", "pod web-x: 0/1 nodes are available: ...".
 type Progress struct {
 	Object         string
 	Ready, Desired int64
 	Status         string // kstatus status: InProgress, Current, Failed, Terminating, NotFound, Unknown
+	Reason         string
+	Message        string
 }
 
 func (p Progress) String() string {
-	return fmt.Sprintf("%s ready %d/%d (%s)", p.Object, p.Ready, p.Desired, p.Status)
+	s := fmt.Sprintf("%s ready %d/%d (%s)", p.Object, p.Ready, p.Desired, p.Status)
+	if p.Reason != "" {
+		s += ": " + p.Reason + ": " + p.Message
+	}
+	return s
 }
 
 // Result is the state of a set of objects at one moment.
@@ -39,18 +48,36 @@ type Result struct {
 	Ready bool
 	// Failures lists the failed objects, sorted by object.
 	Failures []Failure
+	// Blocked lists the objects that wait for a reason that might still
+	// clear by itself (a pod no node can take yet, a volume the provisioner
+	// keeps failing to create, a load balancer without an address), sorted
+	// by object. The caller decides how long to wait for them.
+	Blocked []Failure
 	// Progress has one entry per workload and per object that is not yet
 	// Current, in the order of objects.
 	Progress []Progress
 }
 
-// Evaluate computes the readiness of objects. pods are the pods of the
-// objects' namespaces (more do no harm: each workload picks its own by its
-// selector). A nil object is skipped.
-func Evaluate(objects []*unstructured.Unstructured, pods []*unstructured.Unstructured) Result {
+// Input is one snapshot of a release's objects and of what tells about them.
+type Input struct {
+	// Objects are the release's objects; a nil object is skipped.
+	Objects []*unstructured.Unstructured
+	// Pods are the pods of the objects' namespaces (more do no harm: each
+	// workload picks its own by its selector).
+	Pods []*unstructured.Unstructured
+	// Events are the core/v1 Events of the objects' namespaces.
+	Events []*unstructured.Unstructured
+	// Since drops the events last seen before it, an earlier rollout's.
+	// Zero keeps them all.
+	Since time.Time
+}
+
+// Evaluate computes the readiness of a snapshot.
+func Evaluate(in Input) Result {
 	result := Result{Ready: true}
-	podsByNamespace := indexPods(pods)
-	for _, obj := range objects {
+	podsByNamespace, terminating := indexPods(in.Pods)
+	events := indexEvents(in.Events, in.Since)
+	for _, obj := range in.Objects {
 		if obj == nil {
 			continue
 		}
@@ -59,13 +86,26 @@ func Evaluate(objects []*unstructured.Unstructured, pods []*unstructured.Unstruc
 		if err != nil {
 			computed = &status.Result{Status: status.UnknownStatus, Message: err.Error()}
 		}
+		found, ok := findingFor(obj, computed.Status, podsByNamespace[obj.GetNamespace()], events, terminating[obj.GetNamespace()])
+		if ok && obj.GetKind() == "Service" || computed.Status == status.CurrentStatus && jobRunning(obj) {
+			// kstatus counts a Service current once it has a cluster IP, and a Job once it
+			// has started; like `helm --wait --wait-for-jobs`, ready waits for an address and
+			// for the Job to complete.
+			computed.Status = status.InProgressStatus
+		}
 		if computed.Status != status.CurrentStatus {
 			result.Ready = false
 		}
 
-		failures := podFailures(obj, podsByNamespace[obj.GetNamespace()])
-		if len(failures) == 0 && computed.Status == status.FailedStatus {
+		var failures []Failure
+		switch {
+		case ok && found.final:
+			failures = []Failure{found.Failure}
+		case computed.Status == status.FailedStatus:
 			failures = []Failure{statusFailure(obj, computed)}
+		case ok:
+			found.Object = key
+			result.Blocked = append(result.Blocked, found.Failure)
 		}
 		for i := range failures {
 			failures[i].Object = key
@@ -75,13 +115,22 @@ func Evaluate(objects []*unstructured.Unstructured, pods []*unstructured.Unstruc
 			result.Failures = append(result.Failures, failures...)
 		}
 
+		progress := Progress{Object: key, Ready: 0, Desired: 1, Status: computed.Status.String()}
+		if ok && !found.final {
+			progress.Reason, progress.Message = found.Reason, found.Message
+		}
 		if ready, desired, isWorkload := replicaProgress(obj); isWorkload {
-			result.Progress = append(result.Progress, Progress{Object: key, Ready: ready, Desired: desired, Status: computed.Status.String()})
+			progress.Ready, progress.Desired = ready, desired
+			result.Progress = append(result.Progress, progress)
 		} else if computed.Status != status.CurrentStatus {
-			result.Progress = append(result.Progress, Progress{Object: key, Ready: 0, Desired: 1, Status: computed.Status.String()})
+			result.Progress = append(result.Progress, progress)
 		}
 	}
-	sort.SliceStable(result.Failures, func(i, j int) bool { return result.Failures[i].Object < result.Failures[j].Object })
+	byObject := func(list []Failure) func(i, j int) bool {
+		return func(i, j int) bool { return list[i].Object < list[j].Object }
+	}
+	sort.SliceStable(result.Failures, byObject(result.Failures))
+	sort.SliceStable(result.Blocked, byObject(result.Blocked))
 	return result
 }
 
@@ -108,6 +157,15 @@ func statusFailure(obj *unstructured.Unstructured, computed *status.Result) Fail
 		}
 	}
 	return failure
+}
+
+// jobRunning tells a Job that has not completed yet.
+func jobRunning(obj *unstructured.Unstructured) bool {
+	if obj.GetKind() != "Job" || obj.GroupVersionKind().Group != "batch" {
+		return false
+	}
+	_, _, complete := conditionTrue(obj, "Complete")
+	return !complete
 }
 
 // conditionTrue returns the reason and message of obj's condition of the

@@ -17,6 +17,13 @@ import (
 // and the pods of its namespace, as a watch would see them.
 func fixture(t testing.TB, name string) (objects, pods []*unstructured.Unstructured) {
 	t.Helper()
+	in := fixtureInput(t, name)
+	return in.Objects, in.Pods
+}
+
+// fixtureInput reads testdata/<name> with its events too.
+func fixtureInput(t testing.TB, name string) Input {
+	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
@@ -28,18 +35,23 @@ func fixture(t testing.TB, name string) (objects, pods []*unstructured.Unstructu
 	var doc struct {
 		Objects []map[string]any `json:"objects"`
 		Pods    []map[string]any `json:"pods"`
+		Events  []map[string]any `json:"events"`
 	}
 	// Integers as int64, as client-go decodes them.
 	if err := utiljson.Unmarshal(jsonData, &doc); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
+	var in Input
 	for _, obj := range doc.Objects {
-		objects = append(objects, &unstructured.Unstructured{Object: obj})
+		in.Objects = append(in.Objects, &unstructured.Unstructured{Object: obj})
 	}
 	for _, pod := range doc.Pods {
-		pods = append(pods, &unstructured.Unstructured{Object: pod})
+		in.Pods = append(in.Pods, &unstructured.Unstructured{Object: pod})
 	}
-	return objects, pods
+	for _, e := range doc.Events {
+		in.Events = append(in.Events, &unstructured.Unstructured{Object: e})
+	}
+	return in
 }
 
 type wantFailure struct {
@@ -66,7 +78,7 @@ func checkFailures(t *testing.T, got []Failure, want []wantFailure) {
 
 func TestEvaluate_crashLoopFailsFast(t *testing.T) {
 	objects, pods := fixture(t, "deployment-crashloop.yaml")
-	result := Evaluate(objects, pods)
+	result := Evaluate(Input{Objects: objects, Pods: pods})
 	if result.Ready {
 		t.Error("a crash-looping Deployment is ready")
 	}
@@ -152,7 +164,7 @@ func TestEvaluate(t *testing.T) {
 			failures: []wantFailure{{
 				object:  "Job.batch/migrate",
 				reason:  "BackoffLimitExceeded",
-				message: []string{"Job has reached the specified backoff limit"},
+				message: []string{"Job has reached the specified backoff limit; pod migrate-xxxxx container migrate terminated: Error, exit code 2"},
 			}},
 			progress: []Progress{{Object: "Job.batch/migrate", Ready: 0, Desired: 1, Status: "Failed"}},
 		},
@@ -160,6 +172,10 @@ func TestEvaluate(t *testing.T) {
 			fixture:  "job-complete.yaml",
 			ready:    true,
 			progress: []Progress{{Object: "Job.batch/migrate", Ready: 1, Desired: 1, Status: "Current"}},
+		},
+		{
+			fixture:  "job-running.yaml",
+			progress: []Progress{{Object: "Job.batch/migrate", Ready: 0, Desired: 1, Status: "InProgress"}},
 		},
 		{
 			fixture: "pod-crashloop.yaml",
@@ -186,7 +202,7 @@ func TestEvaluate(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(strings.TrimSuffix(tt.fixture, ".yaml"), func(t *testing.T) {
 			objects, pods := fixture(t, tt.fixture)
-			result := Evaluate(objects, pods)
+			result := Evaluate(Input{Objects: objects, Pods: pods})
 			if result.Ready != tt.ready {
 				t.Errorf("ready = %v, want %v", result.Ready, tt.ready)
 			}
@@ -203,7 +219,7 @@ func TestEvaluate_podsOfOtherNamespacesAndTerminatingPods(t *testing.T) {
 	for _, pod := range pods {
 		pod.SetNamespace("elsewhere")
 	}
-	if result := Evaluate(objects, pods); len(result.Failures) != 0 {
+	if result := Evaluate(Input{Objects: objects, Pods: pods}); len(result.Failures) != 0 {
 		t.Errorf("pods of another namespace failed the Deployment: %v", result.Failures)
 	}
 
@@ -211,16 +227,16 @@ func TestEvaluate_podsOfOtherNamespacesAndTerminatingPods(t *testing.T) {
 	for _, pod := range pods {
 		pod.SetDeletionTimestamp(&metav1Now)
 	}
-	if result := Evaluate(objects, pods); len(result.Failures) != 0 {
+	if result := Evaluate(Input{Objects: objects, Pods: pods}); len(result.Failures) != 0 {
 		t.Errorf("terminating pods failed the Deployment: %v", result.Failures)
 	}
 }
 
 func TestEvaluate_nothingIsReady(t *testing.T) {
-	if result := Evaluate(nil, nil); !result.Ready || len(result.Failures) != 0 || len(result.Progress) != 0 {
-		t.Errorf("Evaluate(nil, nil) = %+v", result)
+	if result := Evaluate(Input{}); !result.Ready || len(result.Failures) != 0 || len(result.Progress) != 0 {
+		t.Errorf("Evaluate(Input{}) = %+v", result)
 	}
-	if result := Evaluate([]*unstructured.Unstructured{nil}, nil); !result.Ready {
+	if result := Evaluate(Input{Objects: []*unstructured.Unstructured{nil}}); !result.Ready {
 		t.Errorf("a nil object is not skipped: %+v", result)
 	}
 }

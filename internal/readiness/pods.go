@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/selection"
+	"sigs.k8s.io/cli-utils/pkg/kstatus/status"
 )
 
 // FailingWaitingReasons are the reasons a container waits for that no
@@ -53,10 +54,15 @@ type labelledPod struct {
 	labels labels.Set
 }
 
-func indexPods(pods []*unstructured.Unstructured) map[string]*podsInNamespace {
-	byNamespace := map[string]*podsInNamespace{}
+// indexPods also counts the terminating pods of each namespace: they will free quota.
+func indexPods(pods []*unstructured.Unstructured) (byNamespace map[string]*podsInNamespace, terminating map[string]int) {
+	byNamespace, terminating = map[string]*podsInNamespace{}, map[string]int{}
 	for _, pod := range pods {
-		if pod == nil || pod.GetDeletionTimestamp() != nil {
+		if pod == nil {
+			continue
+		}
+		if pod.GetDeletionTimestamp() != nil {
+			terminating[pod.GetNamespace()]++
 			continue
 		}
 		ns := byNamespace[pod.GetNamespace()]
@@ -74,7 +80,7 @@ func indexPods(pods []*unstructured.Unstructured) map[string]*podsInNamespace {
 			}
 		}
 	}
-	return byNamespace
+	return byNamespace, terminating
 }
 
 // candidates returns the indexes of the pods that can match selector: those
@@ -93,38 +99,71 @@ func (ns *podsInNamespace) candidates(selector labels.Selector) []int {
 	return all
 }
 
-// podFailures returns at most one failure for obj: the first of its current
-// pods (by name) with a container waiting for a failing reason.
-func podFailures(obj *unstructured.Unstructured, pods *podsInNamespace) []Failure {
+// findingFor returns at most one finding for obj, final ones first: the first
+// of its current pods (by name) with a container waiting for a failing
+// reason; why its controller cannot create pods; why its pods are not ready;
+// why a claim does not bind or a Service has no address. Why an object is
+// not ready is only looked for while kstatus does not find it Current.
+func findingFor(obj *unstructured.Unstructured, computed status.Status, pods *podsInNamespace, events *eventIndex, terminatingPods int) (finding, bool) {
 	var candidates []*unstructured.Unstructured
 	group, kind := obj.GroupVersionKind().Group, obj.GetKind()
+	workload := false
 	switch {
 	case group == "" && kind == "Pod":
 		candidates = []*unstructured.Unstructured{obj}
 	case group == "apps" && (kind == "Deployment" || kind == "StatefulSet" || kind == "DaemonSet" || kind == "ReplicaSet"),
 		group == "batch" && kind == "Job":
 		candidates = currentPods(obj, selectedPods(obj, pods))
+		workload = true
+	case group == "" && kind == "Service":
+		return serviceFinding(obj, events)
+	case group == "" && kind == "PersistentVolumeClaim":
+		if phase, _, _ := unstructured.NestedString(obj.Object, "status", "phase"); phase == "Bound" {
+			return finding{}, false
+		}
+		return claimFinding(obj.GetNamespace(), string(obj.GetUID()), obj.GetName(), events)
 	default:
-		return nil
+		return finding{}, false
 	}
+	if f, ok := firstFinding(candidates, "pods fail", func(pod *unstructured.Unstructured) (finding, bool) {
+		failure, ok := podFailure(pod)
+		return finding{Failure: failure, final: true}, ok
+	}); ok || computed == status.CurrentStatus {
+		return f, ok
+	}
+	if group == "batch" && kind == "Job" {
+		if f, ok := failedJobFinding(obj, candidates); ok {
+			return f, true
+		}
+	}
+	if workload {
+		if f, ok := workloadCreateFinding(obj, events, terminatingPods); ok {
+			return f, true
+		}
+	}
+	return firstFinding(candidates, "pods", func(pod *unstructured.Unstructured) (finding, bool) { return podFinding(pod, events) })
+}
 
-	var first *Failure
-	failing := 0
-	for _, pod := range candidates {
-		if f, ok := podFailure(pod); ok {
-			failing++
-			if first == nil {
+// firstFinding returns the first final finding of pods, or else the first
+// one, saying how many of the pods have one.
+func firstFinding(pods []*unstructured.Unstructured, counted string, find func(*unstructured.Unstructured) (finding, bool)) (finding, bool) {
+	var first *finding
+	n := 0
+	for _, pod := range pods {
+		if f, ok := find(pod); ok {
+			n++
+			if first == nil || f.final && !first.final {
 				first = &f
 			}
 		}
 	}
 	if first == nil {
-		return nil
+		return finding{}, false
 	}
-	if failing > 1 {
-		first.Message += fmt.Sprintf(" (%d of %d pods fail)", failing, len(candidates))
+	if n > 1 {
+		first.Message += fmt.Sprintf(" (%d of %d %s)", n, len(pods), counted)
 	}
-	return []Failure{*first}
+	return *first, true
 }
 
 // selectedPods returns the pods obj's spec.selector matches. An object
@@ -252,6 +291,50 @@ func podFailure(pod *unstructured.Unstructured) (Failure, bool) {
 		}
 	}
 	return Failure{}, false
+}
+
+// failedJobFinding describes a failed Job (a Helm hook, often) with the reason and message of
+// its Failed condition and how its last failed pod ended.
+func failedJobFinding(job *unstructured.Unstructured, pods []*unstructured.Unstructured) (finding, bool) {
+	reason, message, ok := conditionTrue(job, "Failed")
+	if !ok {
+		return finding{}, false
+	}
+	if reason == "" {
+		reason = "JobFailed"
+	}
+	// The last pod by name is not always the last to fail, but pods of one Job are
+	// alike enough that any failed one tells why.
+	for i := len(pods) - 1; i >= 0; i-- {
+		if ended := failedContainer(pods[i]); ended != "" {
+			message += "; pod " + pods[i].GetName() + " " + ended
+			break
+		}
+	}
+	return finding{Failure: Failure{Reason: reason, Message: message}, final: true}, true
+}
+
+// failedContainer describes the first container of pod that ended with an error: "container
+// migrate terminated: Error, exit code 1". Its termination message is left out, as in
+// lastTermination.
+func failedContainer(pod *unstructured.Unstructured) string {
+	for _, field := range []string{"initContainerStatuses", "containerStatuses"} {
+		statuses, _, _ := unstructured.NestedSlice(pod.Object, "status", field)
+		for _, s := range statuses {
+			containerStatus, _ := s.(map[string]any)
+			terminated, found, _ := unstructured.NestedMap(containerStatus, "state", "terminated")
+			if !found {
+				continue
+			}
+			if code, _ := terminated["exitCode"].(int64); code == 0 {
+				continue
+			}
+			name, _ := containerStatus["name"].(string)
+			reason, _ := terminated["reason"].(string)
+			return fmt.Sprintf("container %s terminated: %s, exit code %v", name, reason, terminated["exitCode"])
+		}
+	}
+	return ""
 }
 
 // lastTermination describes how a crash-looping container last ended. The
