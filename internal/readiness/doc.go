@@ -13,9 +13,28 @@
 //     pods have a container waiting with CrashLoopBackOff, ImagePullBackOff,
 //     ErrImagePull, CreateContainerConfigError or InvalidImageName;
 //   - a bare Pod in the same state;
-//   - a failed Job (BackoffLimitExceeded, DeadlineExceeded, ...);
+//   - a workload whose controller cannot create pods because admission
+//     refuses them (FailedCreate: a ResourceQuota no terminating pod will
+//     free, a LimitRange, Pod Security, a webhook that denied them);
+//   - a PersistentVolumeClaim (of the release, or mounted by a pod that
+//     waits for it) whose StorageClass does not exist, or that has none;
+//   - a failed Job (BackoffLimitExceeded, DeadlineExceeded, ...), with how
+//     its last failed pod ended;
 //   - a Deployment whose progress deadline was exceeded;
 //   - anything else kstatus reports as Failed.
+//
+// What might still clear by itself is not a failure but a blocker
+// (Result.Blocked), named in the object's Progress: a pod the scheduler
+// cannot place (a cluster autoscaler may add a node), a provisioner that
+// keeps failing, a container failing its readiness probe, a LoadBalancer
+// Service without an address, a FailedCreate that may pass. The caller
+// decides how long to wait for them.
+//
+// Reasons and messages are Kubernetes' own, read from conditions and from
+// the namespace's Events (Input.Events; Input.Since drops an earlier
+// rollout's). Where kstatus calls an object Current too early, Evaluate
+// waits longer, as helm --wait does: a Job until it completes, a
+// LoadBalancer Service until it has an address.
 //
 // Only a workload's current pods count: the pods of a Deployment's newest
 // ReplicaSet, of a StatefulSet's update revision, of a DaemonSet's current
