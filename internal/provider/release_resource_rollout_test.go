@@ -307,5 +307,7 @@ func createStorageClass(t *testing.T, e *releaseTestEnv, name, failMessage strin
 	if _, err := e.kube.StorageV1().StorageClasses().Create(context.Background(), class, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = e.kube.StorageV1().StorageClasses().Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = e.kube.StorageV1().StorageClasses().Delete(context.Background(), name, metav1.DeleteOptions{})
+	})
 }
