@@ -261,22 +261,6 @@ func TestAccRelease_environmentQuotaRefusalFails(t *testing.T) {
 	runFailing(t, config, "Unable to Install Release", "Deployment.apps/app: FailedCreate", "exceeded quota", "limited: pods=1")
 }
 
-// Pod Security admission, set by the environment's namespace labels, refuses the pods.
-func TestAccRelease_podSecurityRefusalFails(t *testing.T) {
-	client := adminClient(t)
-	name, namespace := envTestNames(t, "podsecurity")
-	cleanupNamespace(t, client, namespace)
-	chartDir := writeRolloutChart(t)
-	config := fmt.Sprintf(`
-resource "gitlabk8s_environment" "test" {
-  name      = %q
-  namespace = %q
-  labels    = { "pod-security.kubernetes.io/enforce" = "restricted" }
-}
-`, name, namespace) + rolloutRelease(namespace, chartDir, "deployment: {replicas: 1}", "  depends_on = [gitlabk8s_environment.test]")
-	runFailing(t, config, "Unable to Install Release", "Deployment.apps/app: FailedCreate", `violates PodSecurity "restricted:latest"`)
-}
-
 // runFailing applies config once and expects it to fail with want, within 90 seconds of a
 // 5 minute timeout (the machine may be loaded; the exact times are in make bench).
 func runFailing(t *testing.T, config string, want ...string) {
