@@ -6,9 +6,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chartserver"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/validate"
 )
 
 // checksRelease is a release of the checks fixture chart with the given values set.
@@ -80,4 +83,23 @@ func TestRelease_checksWithoutCluster(t *testing.T) {
 // wraps diagnostics at word boundaries.
 func wrappedPattern(pattern string) *regexp.Regexp {
 	return regexp.MustCompile(strings.ReplaceAll(pattern, " ", `\s+`))
+}
+
+// A deprecated API version warns, naming when it goes away and what replaces it; it never fails the plan.
+func TestAddFindingDiagnostic_deprecatedWarns(t *testing.T) {
+	m := &releaseModel{Name: types.StringValue("web"), Namespace: types.StringValue("review")}
+	lc := validate.Lifecycle{Deprecated: validate.Version{Major: 1, Minor: 21}, Removed: validate.Version{Major: 1, Minor: 25}, Replacement: "policy/v1 PodDisruptionBudget"}
+	f := validate.Finding{Problem: validate.DeprecatedAPI, Key: "PodDisruptionBudget.policy/web", Source: "web/templates/pdb.yaml",
+		APIVersion: "policy/v1beta1", Kind: "PodDisruptionBudget", Lifecycle: &lc}
+	var diags diag.Diagnostics
+	addFindingDiagnostic(m, f, validate.Version{Major: 1, Minor: 23}, &diags)
+	if diags.HasError() || diags.WarningsCount() != 1 {
+		t.Fatalf("want one warning, got %v", diags)
+	}
+	detail := diags[0].Detail()
+	for _, want := range []string{"PodDisruptionBudget.policy/web", "web/templates/pdb.yaml", "deprecated since Kubernetes 1.21 and removed in 1.25", "Use policy/v1 PodDisruptionBudget"} {
+		if !strings.Contains(detail, want) {
+			t.Errorf("warning lacks %q: %s", want, detail)
+		}
+	}
 }
