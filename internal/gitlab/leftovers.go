@@ -59,9 +59,10 @@ type NamespaceMeta struct {
 type MatchRule string
 
 const (
-	// MatchMarked: the namespace carries this provider's ownership marker,
-	// with the project's path slug in GitLab's app.gitlab.com/app annotation
-	// (or no such annotation and a name of the historical form).
+	// MatchMarked: the namespace carries this provider's ownership marker and
+	// the project's ID in LabelProjectID, or, without that label, the
+	// project's path slug in GitLab's app.gitlab.com/app annotation (or no
+	// such annotation and a name of the historical form).
 	MatchMarked MatchRule = "marked"
 	// MatchHistorical: the namespace has no marker and the name GitLab's
 	// certificate-based integration gave the project's environments,
@@ -140,8 +141,7 @@ func classify(project Project, ns NamespaceMeta) (ProjectNamespace, bool) {
 	historicalSlug, historical := HistoricalNamespaceSlug(ns.Name, project)
 	marked := ns.Labels[LabelManagedBy] == ManagedByValue && ns.Annotations[AnnotationEnvironment] != ""
 	if marked {
-		app, hasApp := ns.Annotations[AnnotationGitLabApp]
-		if !(hasApp && app == project.PathSlug && project.PathSlug != "") && !(!hasApp && historical) {
+		if !markedForProject(ns, project, historical) {
 			return ProjectNamespace{}, false // another project's environment
 		}
 		pn.Rule, pn.Owned = MatchMarked, true
@@ -157,6 +157,20 @@ func classify(project Project, ns NamespaceMeta) (ProjectNamespace, bool) {
 	}
 	pn.Rule, pn.EnvironmentSlug = MatchHistorical, historicalSlug
 	return pn, true
+}
+
+// markedForProject reports whether a marked namespace is one of project's: by
+// its project ID label when it has one (ci_job_access writes it), else by
+// GitLab's app annotation, else by a historical name.
+func markedForProject(ns NamespaceMeta, project Project, historical bool) bool {
+	if id, ok := ns.Labels[LabelProjectID]; ok {
+		return id == project.ID
+	}
+	app, hasApp := ns.Annotations[AnnotationGitLabApp]
+	if hasApp {
+		return app == project.PathSlug && project.PathSlug != ""
+	}
+	return historical
 }
 
 // environmentIndex finds GitLab's environment of a namespace.

@@ -21,6 +21,11 @@ func marked(name, envName, projectPathSlug string, created time.Time) NamespaceM
 		Annotations: OwnershipAnnotations(envName, slug, projectPathSlug), Created: created}
 }
 
+func withLabel(ns NamespaceMeta, key, value string) NamespaceMeta {
+	ns.Labels[key] = value
+	return ns
+}
+
 func plain(name string, created time.Time) NamespaceMeta {
 	return NamespaceMeta{Name: name, UID: "uid-" + name, Created: created}
 }
@@ -52,6 +57,9 @@ func TestProjectNamespaces_matchesMarkedAndHistoricalNamesOnly(t *testing.T) {
 		plain("my-group-my-app-42420-review-x", created),
 		plain("kube-system", created),
 		marked("no-app-annotation", "review/c", "", created),
+		// The project ID label, when there, decides over the app annotation.
+		withLabel(marked("same-app-other-id", "review/d", testProject.PathSlug, created), LabelProjectID, "4243"),
+		withLabel(marked("our-id-no-app", "review/e", "", created), LabelProjectID, testProject.ID),
 		{Name: "ingress-nginx", Labels: map[string]string{LabelManagedBy: "Helm"}, Created: created},
 	}
 	got := byName(ProjectNamespaces(testProject, namespaces, nil, now))
@@ -62,6 +70,8 @@ func TestProjectNamespaces_matchesMarkedAndHistoricalNamesOnly(t *testing.T) {
 			EnvironmentSlug: EnvironmentSlug("review/custom"), Created: created, Age: 72 * time.Hour, State: StateUnknown},
 		historical: {Name: historical, UID: "uid-" + historical, Rule: MatchHistorical, EnvironmentSlug: "review-old-x7k2pq",
 			Created: created.Add(time.Hour), Age: 71 * time.Hour, State: StateUnknown},
+		"our-id-no-app": {Name: "our-id-no-app", UID: "uid-our-id-no-app", Rule: MatchMarked, Owned: true, EnvironmentName: "review/e",
+			EnvironmentSlug: EnvironmentSlug("review/e"), Created: created, Age: 72 * time.Hour, State: StateUnknown},
 	}
 	if !maps.Equal(got, want) {
 		t.Errorf("ProjectNamespaces =\n%+v\nwant\n%+v", got, want)

@@ -105,7 +105,8 @@ func (d *namespacesDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "The namespaces of a GitLab project's environments, and which of them are leftovers. A namespace is listed when it carries " +
 			"this provider's ownership marker (the label `" + gitlab.LabelManagedBy + "=" + gitlab.ManagedByValue + "` and the annotation `" +
-			gitlab.AnnotationEnvironment + "`) with the project's path slug in `" + gitlab.AnnotationGitLabApp + "`, or when it has the name GitLab's " +
+			gitlab.AnnotationEnvironment + "`) with the project's ID in the label `" + gitlab.LabelProjectID + "` or, without that label, the project's path slug in `" +
+			gitlab.AnnotationGitLabApp + "`, or when it has the name GitLab's " +
 			"certificate-based Kubernetes integration gave the project's environments, `<project path slug>-<project id>-<environment slug>` " +
 			"(shortened to 63 characters with a hash suffix when longer). Any other namespace is never listed.\n\n" +
 			"When a GitLab API URL and token are known (inside GitLab CI, `$" + envGitLabAPIURL + "` and `$" + envJobToken + "`), each namespace also " +
