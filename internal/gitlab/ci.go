@@ -10,6 +10,7 @@ const (
 	EnvJobURL          = "CI_JOB_URL"
 	EnvCommitSHA       = "CI_COMMIT_SHA"
 	EnvMergeRequestIID = "CI_MERGE_REQUEST_IID"
+	EnvUserLogin       = "GITLAB_USER_LOGIN"
 )
 
 // CIVariables lists, in documentation order, every GitLab CI/CD predefined
@@ -24,6 +25,7 @@ var CIVariables = []string{
 	EnvJobURL,          // recorded in the gitlabk8s.io/job-url annotation
 	EnvCommitSHA,       // recorded in the gitlabk8s.io/commit-sha annotation
 	EnvMergeRequestIID, // recorded in the gitlabk8s.io/merge-request-iid annotation
+	EnvUserLogin,       // the user a release revision is recorded for
 }
 
 // CIMetadata is what a GitLab CI job tells the provider about itself. Every
@@ -38,6 +40,7 @@ type CIMetadata struct {
 	JobURL          string
 	CommitSHA       string
 	MergeRequestIID string
+	UserLogin       string
 }
 
 // CIMetadataFromEnv reads the variables in [CIVariables] through getenv,
@@ -55,5 +58,6 @@ func CIMetadataFromEnv(getenv func(string) string) CIMetadata {
 		JobURL:          getenv(EnvJobURL),
 		CommitSHA:       getenv(EnvCommitSHA),
 		MergeRequestIID: getenv(EnvMergeRequestIID),
+		UserLogin:       getenv(EnvUserLogin),
 	}
 }

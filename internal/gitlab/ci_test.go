@@ -18,6 +18,7 @@ func TestCIMetadataFromEnv_readsEveryDocumentedVariable(t *testing.T) {
 		JobURL:          "CI_JOB_URL",
 		CommitSHA:       "CI_COMMIT_SHA",
 		MergeRequestIID: "CI_MERGE_REQUEST_IID",
+		UserLogin:       "GITLAB_USER_LOGIN",
 	}
 	if got != want {
 		t.Errorf("CIMetadataFromEnv = %+v, want %+v", got, want)

@@ -30,6 +30,9 @@ type Spec struct {
 	Timeout     time.Duration
 	MaxHistory  int
 	Description string
+	// Labels are the revision's release labels (helm list --selector); a key with an empty
+	// value is left out, and removed from what the previous revision carried.
+	Labels map[string]string
 	// RecoverPending recovers a release left pending by an interrupted run before operating.
 	RecoverPending bool
 	// PostRenderer sees the manifests Helm rendered before anything is written, see PlanCheck.
@@ -177,6 +180,7 @@ func (c *Client) install(ctx context.Context, cfg *action.Configuration, spec Sp
 	install.WaitForJobs = spec.Wait
 	install.Timeout = spec.Timeout
 	install.Description = spec.Description
+	install.Labels = releaseLabels(spec.Labels, "")
 	install.PostRenderer = spec.PostRenderer
 	install.Replace = replace
 	// Atomic is handled here, so that the undo is reported and a cancelled install is
@@ -211,6 +215,8 @@ func (c *Client) upgrade(ctx context.Context, cfg *action.Configuration, spec Sp
 	upgrade.Timeout = spec.Timeout
 	upgrade.MaxHistory = spec.MaxHistory
 	upgrade.Description = spec.Description
+	// Helm carries the previous revision's labels over, and drops those set to "null".
+	upgrade.Labels = releaseLabels(spec.Labels, "null")
 	upgrade.PostRenderer = spec.PostRenderer
 	// The configuration is the whole truth: never merge the values of the previous revision.
 	upgrade.ResetValues = true
@@ -318,3 +324,18 @@ func (c *Client) settleCancelled(releases *storage.Storage, spec Spec, doing str
 }
 
 func releaseID(spec Spec) string { return spec.Namespace + "/" + spec.Name }
+
+// releaseLabels are labels as Helm takes them: an empty value becomes unset, or, for an
+// upgrade, Helm's "null" that removes the label the previous revision had.
+func releaseLabels(labels map[string]string, unset string) map[string]string {
+	out := make(map[string]string, len(labels))
+	for k, v := range labels {
+		switch {
+		case v != "":
+			out[k] = v
+		case unset != "":
+			out[k] = unset
+		}
+	}
+	return out
+}

@@ -48,6 +48,7 @@ type gitlabModel struct {
 	JobURL          types.String `tfsdk:"job_url"`
 	CommitSHA       types.String `tfsdk:"commit_sha"`
 	MergeRequestIID types.String `tfsdk:"merge_request_iid"`
+	UserLogin       types.String `tfsdk:"user_login"`
 }
 
 // envPrefix prefixes the environment-variable fallback of each provider attribute.
@@ -156,6 +157,7 @@ var gitlabVariables = []gitlabVariable{
 	{"job_url", "CI_JOB_URL", "Job URL, recorded on apply in an annotation; never causes a diff.", func(m *gitlab.CIMetadata, v string) { m.JobURL = v }, func(g *gitlabModel) types.String { return g.JobURL }},
 	{"commit_sha", "CI_COMMIT_SHA", "Commit SHA, recorded on apply in an annotation; never causes a diff.", func(m *gitlab.CIMetadata, v string) { m.CommitSHA = v }, func(g *gitlabModel) types.String { return g.CommitSHA }},
 	{"merge_request_iid", "CI_MERGE_REQUEST_IID", "Merge request IID, recorded on apply in an annotation; never causes a diff.", func(m *gitlab.CIMetadata, v string) { m.MergeRequestIID = v }, func(g *gitlabModel) types.String { return g.MergeRequestIID }},
+	{"user_login", "GITLAB_USER_LOGIN", "Login of the user the pipeline runs for, recorded with every release revision; never causes a diff.", func(m *gitlab.CIMetadata, v string) { m.UserLogin = v }, func(g *gitlabModel) types.String { return g.UserLogin }},
 }
 
 // providerData is what every resource and data source receives from Configure.

@@ -228,8 +228,11 @@ func (r *releaseResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 				Validators:          []validator.Int64{int64validator.AtLeast(0)},
 			},
 			"description": schema.StringAttribute{
-				Optional:            true,
-				MarkdownDescription: "Description recorded with the revision, shown by `helm history`.",
+				Optional: true,
+				MarkdownDescription: "Description recorded with the revision, shown by `helm history`. Default, in a GitLab CI job: who applied it (`GITLAB_USER_LOGIN`), " +
+					"from which pipeline, job, commit and merge request. Whether or not it is set, every revision also carries the release labels " +
+					quoted(gitlab.ReleaseLabels) + " (pipeline and job IDs, commit SHA, merge request IID, user login, as valid label values), " +
+					"so `helm list --selector " + gitlab.ReleaseLabelUser + "=<login>` finds a user's releases.",
 			},
 			"recover_pending": schema.BoolAttribute{
 				Optional: true,

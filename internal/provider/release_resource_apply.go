@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/gitlab"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/kube"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
@@ -122,7 +123,8 @@ func (r *releaseResource) apply(ctx context.Context, plan *releaseModel, creatin
 		Wait:           plan.Wait.ValueBool(),
 		Timeout:        plan.timeoutDuration(),
 		MaxHistory:     int(plan.MaxHistory.ValueInt64()),
-		Description:    plan.Description.ValueString(),
+		Description:    revisionDescription(plan.Description, r.ci()),
+		Labels:         gitlab.LedgerLabels(r.ci()),
 		RecoverPending: plan.RecoverPending.ValueBool(),
 		PostRenderer: &helmrelease.PlanCheck{
 			Planned: planned,

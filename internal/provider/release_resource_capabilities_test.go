@@ -155,6 +155,23 @@ resource "gitlabk8s_release" "web" {
 // helmBinary returns the helm CLI to test with: $GITLABK8S_HELM (scripts/test.sh builds helm
 // with scripts/build-helm.sh and exports it), else the newest helm-* build in
 // $GITLABK8S_BIN_DIR or the checkout's bin/. Skips, saying so, when there is none.
+// helmCLI returns a function that runs the helm CLI in the test's namespace, as admin, and
+// returns its output; a failing command fails the test.
+func (e *releaseTestEnv) helmCLI(t *testing.T) func(args ...string) string {
+	t.Helper()
+	helm := helmBinary(t)
+	return func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(helm, append(args, "--namespace", e.namespace, "--kubeconfig", e.cluster.Kubeconfig)...)
+		cmd.Env = append(os.Environ(), "HELM_CACHE_HOME="+t.TempDir(), "HELM_CONFIG_HOME="+t.TempDir(), "HELM_DATA_HOME="+t.TempDir())
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+}
+
 func helmBinary(t *testing.T) string {
 	t.Helper()
 	if path := os.Getenv("GITLABK8S_HELM"); path != "" {
@@ -181,17 +198,7 @@ func helmBinary(t *testing.T) string {
 // rollback made with helm shows as drift in the next plan.
 func TestAccRelease_helmCLIWorksOnTheRelease(t *testing.T) {
 	e := testAccRelease(t)
-	helm := helmBinary(t)
-	runHelm := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command(helm, append(args, "--namespace", e.namespace, "--kubeconfig", e.cluster.Kubeconfig)...)
-		cmd.Env = append(os.Environ(), "HELM_CACHE_HOME="+t.TempDir(), "HELM_CONFIG_HOME="+t.TempDir(), "HELM_DATA_HOME="+t.TempDir())
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
+	runHelm := e.helmCLI(t)
 	v1 := e.webRelease(`  set = { "image.tag" = "1.25.0" }`)
 	v2 := e.webRelease(`  set = { "image.tag" = "1.26.0" }`)
 	resource.Test(t, resource.TestCase{
