@@ -21,8 +21,6 @@
 // Before Helm writes anything, a post-renderer ([PlanCheck]) compares the manifests Helm
 // rendered with those the plan showed and aborts, naming the object, when they differ.
 //
-// Refresh reads the live objects of a release and projects their values onto the paths of
-// the manifests Helm applied ([Project]), so a field changed with kubectl or a deleted object
-// shows as exactly that difference, while defaults set by the API server and fields owned by
-// controllers do not.
+// Refresh reads the live objects of a release ([Client.LiveObjects]); package drift decides
+// what of them is drift.
 package helmrelease

@@ -12,6 +12,8 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
 	"sigs.k8s.io/yaml"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/drift"
 )
 
 // Objects with every kind of list the API server's managed fields name: keyed lists
@@ -79,7 +81,7 @@ spec:
     - {port: 80, protocol: TCP}
 `}
 
-// extractFields follows managed fields without a schema exactly as the schema-aware
+// drift.Extract follows managed fields without a schema exactly as the schema-aware
 // ExtractItems does, for any subset of an object's fields.
 func TestExtractFields_sameAsTheSchema(t *testing.T) {
 	converter := applyconfigurations.NewTypeConverter(scheme.Scheme)
@@ -110,7 +112,7 @@ func TestExtractFields_sameAsTheSchema(t *testing.T) {
 			}
 			leaves := subset.Leaves()
 			want := liveTyped.ExtractItems(leaves).AsValue().Unstructured()
-			got := extractFields(obj, leaves)
+			got := drift.Extract(obj, leaves)
 			if !reflect.DeepEqual(normalizeEmpty(got), normalizeEmpty(want)) {
 				t.Errorf("%s, seed %d, fields %s:\ngot  %v\nwant %v", live.GetKind(), seed, leaves, got, want)
 			}
@@ -143,13 +145,13 @@ func normalizeEmpty(v any) any {
 	}
 }
 
-// What extractFields returns is the caller's to change: the live object stays as it was.
+// What drift.Extract returns is the caller's to change: the live object stays as it was.
 func TestExtractFields_returnsACopy(t *testing.T) {
 	live := map[string]any{"metadata": map[string]any{"labels": map[string]any{"a": "1"}}, "spec": map[string]any{"ports": []any{map[string]any{"port": int64(80)}}}}
 	set := &fieldpath.Set{}
 	set.Insert(fieldpath.MakePathOrDie("metadata", "labels"))
 	set.Insert(fieldpath.MakePathOrDie("spec", "ports"))
-	out := extractFields(live, set).(map[string]any)
+	out := drift.Extract(live, set).(map[string]any)
 	out["metadata"].(map[string]any)["labels"].(map[string]any)["a"] = "changed"
 	out["spec"].(map[string]any)["ports"].([]any)[0].(map[string]any)["port"] = int64(1)
 	if got := live["metadata"].(map[string]any)["labels"].(map[string]any)["a"]; got != "1" {

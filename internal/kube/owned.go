@@ -8,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/drift"
 )
 
 // intendedTypes reads the intended object without a schema: maps field by field, every list
@@ -52,7 +54,7 @@ func OwnedFields(live *unstructured.Unstructured, intended map[string]any) (map[
 		fields = fields.Union(intendedFields)
 	}
 
-	out, _ := extractFields(live.Object, fields.Leaves()).(map[string]any)
+	out, _ := drift.Extract(live.Object, fields.Leaves()).(map[string]any)
 	if out == nil {
 		out = map[string]any{}
 	}

@@ -87,6 +87,7 @@ type releaseModel struct {
 	Cascade            types.String `tfsdk:"cascade"`
 	ForceReplace       types.Bool   `tfsdk:"force_replace"`
 	PlanChecks         types.String `tfsdk:"plan_checks"`
+	IgnoreDifferences  types.List   `tfsdk:"ignore_differences"`
 	Manifests          types.Map    `tfsdk:"manifests"`
 	Revision           types.Int64  `tfsdk:"revision"`
 	Status             types.String `tfsdk:"status"`
@@ -274,6 +275,7 @@ func (r *releaseResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 					"`orphan`: what the objects owned is left running. Changing it changes nothing in the cluster.",
 				Validators: []validator.String{stringvalidator.OneOf(releaseCascades...)},
 			},
+			"ignore_differences": ignoreDifferencesAttribute(),
 			"manifests": schema.MapAttribute{
 				Computed:    true,
 				ElementType: types.StringType,

@@ -366,3 +366,84 @@ resource "gitlabk8s_release" "maps" {
 		},
 	})
 }
+
+// bothInAnyOrder matches text that a and b both match, in either order.
+func bothInAnyOrder(a, b *regexp.Regexp) *regexp.Regexp {
+	x, y := strings.TrimPrefix(a.String(), "(?s)"), strings.TrimPrefix(b.String(), "(?s)")
+	return regexp.MustCompile(`(?s)(` + x + `.*` + y + `|` + y + `.*` + x + `)`)
+}
+
+// setImage changes the image of the live Deployment web as the field manager manager.
+func (e *releaseTestEnv) setImage(t *testing.T, image, manager string) {
+	t.Helper()
+	ctx := context.Background()
+	d, err := e.kube.AppsV1().Deployments(e.namespace).Get(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Spec.Template.Spec.Containers[0].Image = image
+	if _, err := e.kube.AppsV1().Deployments(e.namespace).Update(ctx, d, metav1.UpdateOptions{FieldManager: manager}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// No manager is trusted by its name: a change by a tool called image-controller is drift
+// until ignore_differences names it, and naming it takes effect in that same plan, without
+// an upgrade that would revert the change.
+func TestAccRelease_ignoreDifferences(t *testing.T) {
+	e := testAccRelease(t)
+	config := e.webRelease(`  set = { "env.MODE" = "review" }`)
+	ignoring := e.webRelease(`
+  set = { "env.MODE" = "review" }
+  ignore_differences = [{ kind = "Deployment", managers = ["image-controller"] }]
+`)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: e.webRelease(`  ignore_differences = [{ kind = "Deployment" }, { json_pointers = ["spec/replicas"] }]`),
+				// Terraform orders the two errors by where they are in the configuration.
+				ExpectError: bothInAnyOrder(
+					wrappedText("ignore_differences[0] cannot be used: the rule ignores nothing: give json_pointers, managers or both"),
+					wrappedText(`ignore_differences[1].json_pointers[0] cannot be used: a JSON pointer starts with "/"`)),
+				PlanOnly: true,
+			},
+			{Config: config},
+			{
+				PreConfig: func() { e.setImage(t, "registry.example/web:patched", "image-controller") },
+				Config:    config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					expectManifestChanges(webAddress, map[string]*manifestLines{
+						"Deployment.apps/web": {removed: []string{"image: registry.example/web:patched"}, added: []string{"image: registry.example/web:1.25.0"}},
+					}),
+				}},
+				Check: e.checkDeployment("registry.example/web:1.25.0", 1),
+			},
+			{
+				PreConfig: func() { e.setImage(t, "registry.example/web:patched", "image-controller") },
+				Config:    ignoring,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(webAddress, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(webAddress, tfjsonpath.New("revision"), knownvalue.Int64Exact(2)),
+				}},
+				// Recorded, not upgraded: the change stays.
+				Check: e.checkDeployment("registry.example/web:patched", 1),
+			},
+			{
+				Config:           ignoring,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+			{
+				// Another manager's change still shows.
+				PreConfig: func() { e.setImage(t, "registry.example/web:edited", "kubectl-edit") },
+				Config:    ignoring,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					expectManifestChanges(webAddress, map[string]*manifestLines{
+						"Deployment.apps/web": {removed: []string{"image: registry.example/web:edited"}, added: []string{"image: registry.example/web:1.25.0"}},
+					}),
+				}},
+				Check: e.checkDeployment("registry.example/web:1.25.0", 1),
+			},
+		},
+	})
+}

@@ -330,7 +330,8 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		if same == nil {
 			return
 		}
-		if sameManifests(same.manifests, state.Manifests) && same.loaded.Version == state.ChartVersion.ValueString() {
+		unchanged := sameManifests(same.manifests, state.Manifests) || r.onlyIgnoredDiffer(ctx, env, &plan, state, same.manifests)
+		if unchanged && same.loaded.Version == state.ChartVersion.ValueString() {
 			plan.Manifests, plan.Revision, plan.Status = state.Manifests, state.Revision, state.Status
 			plan.ChartVersion = types.StringValue(same.loaded.Version)
 			plan.AppVersion = types.StringValue(same.loaded.AppVersion)
@@ -364,6 +365,25 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		plan.Revision, plan.Status = state.Revision, state.Status
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// onlyIgnoredDiffer reports whether rendered differs from the state's manifests only in what
+// the plan's ignore_differences ignore: the live objects are read again with the plan's rules
+// (the state's were refreshed with the state's, and not at all with -refresh=false), so a rule
+// takes effect in the plan that adds it, and a difference it ignores never upgrades the release.
+func (r *releaseResource) onlyIgnoredDiffer(ctx context.Context, env *renderEnv, plan, state *releaseModel, rendered map[string]string) bool {
+	if env.client == nil || (plan.IgnoreDifferences.Equal(state.IgnoreDifferences) && len(plan.ignoreRules(ctx)) == 0) {
+		return false
+	}
+	rel, err := env.client.Get(ctx, state.Namespace.ValueString(), state.Name.ValueString())
+	if err != nil {
+		return false
+	}
+	withRules := *state
+	withRules.IgnoreDifferences = plan.IgnoreDifferences
+	var diags diag.Diagnostics
+	refreshed := r.liveManifests(ctx, env, &withRules, rel, &diags)
+	return !diags.HasError() && sameManifests(rendered, refreshed)
 }
 
 // sameManifests reports whether rendered equals the known manifests of a state.

@@ -13,6 +13,7 @@ import (
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/drift"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 )
@@ -98,10 +99,11 @@ func (r *releaseResource) liveManifests(ctx context.Context, env *renderEnv, sta
 		diags.AddError("Unable to Read Release Objects", fmt.Sprintf("The live objects of release %s could not be read.\n\n%s", id, redactor.String(err.Error())))
 		return state.Manifests
 	}
+	rules := drift.NewRules(state.ignoreRules(ctx), desired)
 	projected := make([]manifest.Object, 0, len(desired))
 	for i, obj := range desired {
 		if live[i] != nil {
-			projected = append(projected, helmrelease.Project(obj, live[i]))
+			projected = append(projected, rules.Project(obj, live[i]))
 		}
 	}
 	sensitive := state.sensitiveValues()

@@ -1,11 +1,18 @@
-package helmrelease
+package drift
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
 )
+
+// project projects with the built-in rules only.
+func project(desired, live map[string]any) map[string]any {
+	return NewRules(nil, nil).Project(desired, live)
+}
 
 func parseYAML(t *testing.T, text string) map[string]any {
 	t.Helper()
@@ -80,7 +87,7 @@ status: {replicas: 2, readyReplicas: 2}
 
 func TestProject_unchangedObjectProjectsToDesired(t *testing.T) {
 	desired := parseYAML(t, desiredDeployment)
-	got := Project(desired, parseYAML(t, liveDeployment))
+	got := project(desired, parseYAML(t, liveDeployment))
 	if diff := cmp.Diff(desired, got); diff != "" {
 		t.Errorf("projection of an unchanged object differs from desired (-desired +projected):\n%s", diff)
 	}
@@ -140,21 +147,20 @@ func TestProject_drift(t *testing.T) {
 			edit: func(live map[string]any) {
 				spec(live)["replicas"] = int64(7)
 				live["metadata"].(map[string]any)["managedFields"] = []any{
-					map[string]any{"manager": FieldManager, "operation": "Update", "fieldsV1": map[string]any{"f:spec": map[string]any{"f:template": map[string]any{}}}},
+					map[string]any{"manager": "gitlabk8s-helm", "operation": "Update", "fieldsV1": map[string]any{"f:spec": map[string]any{"f:template": map[string]any{}}}},
 					map[string]any{"manager": "kube-controller-manager", "operation": "Update", "subresource": "scale", "fieldsV1": map[string]any{"f:spec": map[string]any{"f:replicas": map[string]any{}}}},
 				}
 			},
 			want: func(map[string]any) {},
 		},
 		{
-			name: "image set by a controller of a container matched by key",
+			// No manager is trusted by its name: only the rules say what is not drift.
+			name: "image set by an unknown manager whose name says controller is drift",
 			edit: func(live map[string]any) {
 				container(live)["image"] = "nginx:patched"
-				live["metadata"].(map[string]any)["managedFields"] = []any{
-					map[string]any{"manager": "image-operator", "operation": "Update", "fieldsV1": map[string]any{"f:spec": map[string]any{"f:template": map[string]any{"f:spec": map[string]any{"f:containers": map[string]any{`k:{"name":"web"}`: map[string]any{"f:image": map[string]any{}}}}}}}},
-				}
+				setManagedFields(live, imageManager("image-controller"))
 			},
-			want: func(map[string]any) {},
+			want: func(d map[string]any) { container(d)["image"] = "nginx:patched" },
 		},
 	}
 	for _, tt := range tests {
@@ -163,7 +169,7 @@ func TestProject_drift(t *testing.T) {
 			tt.edit(live)
 			want := parseYAML(t, desiredDeployment)
 			tt.want(want)
-			got := Project(parseYAML(t, desiredDeployment), live)
+			got := project(parseYAML(t, desiredDeployment), live)
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("projection (-want +got):\n%s", diff)
 			}
@@ -200,14 +206,14 @@ spec:
   selector: {app: db}
   ports: [{name: pg, port: 5432, targetPort: pg}]
 `)
-			if diff := cmp.Diff(desired, Project(desired, live)); diff != "" {
+			if diff := cmp.Diff(desired, project(desired, live)); diff != "" {
 				t.Errorf("projection differs from desired (-desired +projected):\n%s", diff)
 			}
 		})
 	}
 	// A map the chart fills is projected key by key: a key it sets that was removed shows.
 	desired := parseYAML(t, "apiVersion: v1\nkind: Service\nmetadata:\n  name: db-hl\n  annotations: {team: data}\n")
-	got := Project(desired, live)
+	got := project(desired, live)
 	if want := map[string]any{}; !cmp.Equal(got["metadata"].(map[string]any)["annotations"], want) {
 		t.Errorf("annotations projected to %v, want the removed key to show as %v", got["metadata"].(map[string]any)["annotations"], want)
 	}
@@ -229,35 +235,19 @@ metadata: {name: db, namespace: review}
 type: Opaque
 data: {password: aHVudGVyMjI=, user: YWRtaW4=}
 `)
-	if diff := cmp.Diff(desired, Project(desired, live)); diff != "" {
+	if diff := cmp.Diff(desired, project(desired, live)); diff != "" {
 		t.Errorf("unchanged Secret (-desired +projected):\n%s", diff)
 	}
 	live["data"].(map[string]any)["password"] = "Y2hhbmdlZA==" // "changed"
-	got := Project(desired, live)
+	got := project(desired, live)
 	if v := got["stringData"].(map[string]any)["password"]; v != "changed" {
 		t.Errorf("changed stringData value: got %v, want the live value decoded from data", v)
 	}
 }
 
 func TestProject_missingObject(t *testing.T) {
-	if got := Project(parseYAML(t, desiredDeployment), nil); got != nil {
+	if got := project(parseYAML(t, desiredDeployment), nil); got != nil {
 		t.Errorf("Project of a missing live object = %v, want nil", got)
-	}
-}
-
-func TestIsControllerManager(t *testing.T) {
-	for manager, want := range map[string]bool{
-		"kube-controller-manager": true,
-		"vpa-autoscaler":          true,
-		"prometheus-operator":     true,
-		"kubectl-edit":            false,
-		"kubectl":                 false,
-		"helm":                    false,
-		FieldManager:              false,
-	} {
-		if got := IsControllerManager(manager); got != want {
-			t.Errorf("IsControllerManager(%q) = %v, want %v", manager, got, want)
-		}
 	}
 }
 
@@ -271,4 +261,132 @@ func env(obj map[string]any) []any { return container(obj)["env"].([]any) }
 
 func limits(obj map[string]any) map[string]any {
 	return container(obj)["resources"].(map[string]any)["limits"].(map[string]any)
+}
+
+func setManagedFields(obj map[string]any, entries ...any) {
+	obj["metadata"].(map[string]any)["managedFields"] = entries
+}
+
+// imageManager is a managedFields entry of manager owning the image of the container web,
+// which FieldsV1 names by its key.
+func imageManager(manager string) map[string]any {
+	return map[string]any{"manager": manager, "operation": "Update", "fieldsV1": map[string]any{"f:spec": map[string]any{"f:template": map[string]any{"f:spec": map[string]any{
+		"f:containers": map[string]any{`k:{"name":"web"}`: map[string]any{".": map[string]any{}, "f:image": map[string]any{}}}}}}}}
+}
+
+func TestRules_project(t *testing.T) {
+	hpa := parseYAML(t, "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web}\nspec: {scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}}\n")
+	tests := []struct {
+		name   string
+		rules  Rules
+		edit   func(live map[string]any)
+		wantFn func(desired map[string]any)
+	}{
+		{
+			name:  "a manager the user ignores",
+			rules: NewRules([]Ignore{{Kind: "Deployment", Managers: []string{"image-controller"}}}, nil),
+			edit: func(live map[string]any) {
+				container(live)["image"] = "nginx:patched"
+				setManagedFields(live, imageManager("image-controller"))
+			},
+		},
+		{
+			name:  "an ignored manager of another kind does not hide the change",
+			rules: NewRules([]Ignore{{Kind: "StatefulSet", Managers: []string{"image-controller"}}}, nil),
+			edit: func(live map[string]any) {
+				container(live)["image"] = "nginx:patched"
+				setManagedFields(live, imageManager("image-controller"))
+			},
+			wantFn: func(d map[string]any) { container(d)["image"] = "nginx:patched" },
+		},
+		{
+			name:  "an ignored manager of another name does not hide the change",
+			rules: NewRules([]Ignore{{Name: "api", Managers: []string{"image-controller"}}}, nil),
+			edit: func(live map[string]any) {
+				container(live)["image"] = "nginx:patched"
+				setManagedFields(live, imageManager("image-controller"))
+			},
+			wantFn: func(d map[string]any) { container(d)["image"] = "nginx:patched" },
+		},
+		{
+			name:  "a JSON pointer the user ignores, whoever changed it",
+			rules: NewRules([]Ignore{{Kind: "Deployment", Name: "web", JSONPointers: []string{"/spec/template/spec/containers/0/image"}}}, nil),
+			edit:  func(live map[string]any) { container(live)["image"] = "nginx:patched" },
+		},
+		{
+			name:  "an ignored pointer hides only what it names",
+			rules: NewRules([]Ignore{{JSONPointers: []string{"/spec/template/spec/containers/0/image"}}}, nil),
+			edit: func(live map[string]any) {
+				container(live)["image"] = "nginx:patched"
+				spec(live)["replicas"] = int64(9)
+			},
+			wantFn: func(d map[string]any) { spec(d)["replicas"] = int64(9) },
+		},
+		{
+			name:  "the replicas of an object the release's HorizontalPodAutoscaler targets",
+			rules: NewRules(nil, []map[string]any{hpa}),
+			edit:  func(live map[string]any) { spec(live)["replicas"] = int64(6) },
+		},
+		{
+			name:   "replicas set by kubectl scale without an autoscaler are drift",
+			rules:  NewRules(nil, nil),
+			edit:   func(live map[string]any) { spec(live)["replicas"] = int64(6) },
+			wantFn: func(d map[string]any) { spec(d)["replicas"] = int64(6) },
+		},
+		{
+			// FieldsV1 names items of lists without keys by index.
+			name:  "a list item an ignored manager owns by index",
+			rules: NewRules([]Ignore{{Managers: []string{"tuner"}}}, nil),
+			edit: func(live map[string]any) {
+				container(live)["env"].([]any)[0].(map[string]any)["value"] = "tuned"
+				setManagedFields(live, map[string]any{"manager": "tuner", "operation": "Update", "fieldsV1": map[string]any{"f:spec": map[string]any{"f:template": map[string]any{"f:spec": map[string]any{
+					"f:containers": map[string]any{`k:{"name":"web"}`: map[string]any{"f:env": map[string]any{"i:0": map[string]any{"f:value": map[string]any{}}}}}}}}}})
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			live := parseYAML(t, liveDeployment)
+			tt.edit(live)
+			want := parseYAML(t, desiredDeployment)
+			if tt.wantFn != nil {
+				tt.wantFn(want)
+			}
+			if diff := cmp.Diff(want, tt.rules.Project(parseYAML(t, desiredDeployment), live)); diff != "" {
+				t.Errorf("projection (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestIgnore_Validate(t *testing.T) {
+	tests := []struct {
+		ignore Ignore
+		want   []string
+	}{
+		{ignore: Ignore{Kind: "Deployment", JSONPointers: []string{"/spec/replicas", "/metadata/annotations/a~1b"}, Managers: []string{"vpa"}}},
+		{ignore: Ignore{Kind: "Deployment"}, want: []string{"the rule ignores nothing"}},
+		{ignore: Ignore{JSONPointers: []string{"spec/replicas", "/", "/a~2"}}, want: []string{`json_pointers[0]: a JSON pointer starts with "/"`, "json_pointers[1]: the pointer names the whole object", `json_pointers[2]: token "a~2"`}},
+		{ignore: Ignore{Managers: []string{" "}}, want: []string{"managers[0]: a manager name is the exact name"}},
+	}
+	for _, tt := range tests {
+		errs := tt.ignore.Validate()
+		if len(errs) != len(tt.want) {
+			t.Errorf("%+v: errors %v, want %d", tt.ignore, errs, len(tt.want))
+			continue
+		}
+		for i, err := range errs {
+			var rule *RuleError
+			if !errors.As(err, &rule) || !strings.HasPrefix(err.Error(), tt.want[i]) {
+				t.Errorf("%+v: error %d = %v, want a *RuleError starting %q", tt.ignore, i, err, tt.want[i])
+			}
+		}
+	}
+}
+
+func TestPointerTokens(t *testing.T) {
+	got, err := pointerTokens("/metadata/annotations/example.com~1owner/a~0b")
+	if want := []string{"metadata", "annotations", "example.com/owner", "a~b"}; err != nil || !cmp.Equal(got, want) {
+		t.Errorf("pointerTokens = %q, %v; want %q", got, err, want)
+	}
 }

@@ -1,4 +1,4 @@
-package helmrelease
+package drift
 
 import (
 	"encoding/base64"
@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"strings"
+	"strconv"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
 
 // Project returns what of live the release manages: the value live holds at every path
@@ -18,32 +19,35 @@ import (
 //
 // Where live and desired agree in meaning, desired's spelling is kept: numbers of different
 // Go types, resource quantities ("0.5" and "500m"), a Secret's stringData against its
-// base64 data, and zero values the API server leaves out. A field whose current manager is
-// a controller (an autoscaler's replicas) keeps its desired value too: that controller,
-// not the chart, decides it. A desired field or list element missing from live is left out.
+// base64 data, and zero values the API server leaves out. A map the chart leaves empty or
+// null keeps what others put there. A field the rules ignore keeps its desired value too (see
+// [Rules]). A desired field or list element missing from live is left out.
 //
 // desired and live are JSON-compatible values; neither is changed.
-func Project(desired, live map[string]any) map[string]any {
+func (r Rules) Project(desired, live map[string]any) map[string]any {
 	if live == nil {
 		return nil
 	}
-	p := projector{controllerFields: controllerOwnedFields(live)}
+	p := projector{pointers: r.pointersFor(desired)}
+	owners, err := r.ownedFields(desired, live)
+	if err != nil {
+		// Unreadable managed fields own nothing: the drift shows rather than hides.
+		owners = nil
+	}
 	live = secretStringData(desired, live)
-	out, _ := p.value(desired, live, p.controllerFields, nil)
+	out, _ := p.value(desired, live, owners, nil)
 	projected, _ := out.(map[string]any)
 	return projected
 }
 
 type projector struct {
-	controllerFields []map[string]any
+	// pointers are the ignored paths, as JSON pointer tokens.
+	pointers [][]string
 }
 
-// value projects live onto desired at one path; owners are the controller field sets narrowed
-// to that path. It reports false when the path is missing from live.
-func (p projector) value(desired, live any, owners []map[string]any, path []string) (any, bool) {
-	if len(owners) > 0 && isLeafOwned(owners) {
-		return desired, true
-	}
+// value projects live onto desired at one path; owners are the ignored managers' field sets
+// narrowed to that path. It reports false when the path is missing from live.
+func (p projector) value(desired, live any, owners []*fieldpath.Set, path []string) (any, bool) {
 	if isEmptyMap(desired) {
 		// The chart leaves the map empty (`annotations: {}`, or `annotations:` with nothing
 		// after it): the keys others put there, Helm's ownership annotations first, are theirs.
@@ -57,6 +61,12 @@ func (p projector) value(desired, live any, owners []map[string]any, path []stri
 		}
 		out := make(map[string]any, len(d))
 		for k, dv := range d {
+			childPath := append(slices.Clip(path), k)
+			pe := fieldpath.PathElement{FieldName: &k}
+			if p.ignored(childPath) || ownsWhole(owners, pe) {
+				out[k] = dv
+				continue
+			}
 			lv, present := l[k]
 			if !present || lv == nil {
 				if isZero(dv) {
@@ -64,7 +74,7 @@ func (p projector) value(desired, live any, owners []map[string]any, path []stri
 				}
 				continue
 			}
-			if v, ok := p.value(dv, lv, narrowField(owners, k), append(path, k)); ok {
+			if v, ok := p.value(dv, lv, narrow(owners, pe), childPath); ok {
 				out[k] = v
 			}
 		}
@@ -83,10 +93,20 @@ func (p projector) value(desired, live any, owners []map[string]any, path []stri
 	}
 }
 
+// ignored reports whether path is at or under an ignored JSON pointer.
+func (p projector) ignored(path []string) bool {
+	for _, ptr := range p.pointers {
+		if len(ptr) <= len(path) && slices.Equal(ptr, path[:len(ptr)]) {
+			return true
+		}
+	}
+	return false
+}
+
 // list projects a list: elements that are objects with a name are matched by name (a
 // container, an env var, a volume), other object elements by position; a list of scalars is
 // the chart's as a whole, so live's is shown.
-func (p projector) list(desired, live []any, owners []map[string]any, path []string) []any {
+func (p projector) list(desired, live []any, owners []*fieldpath.Set, path []string) []any {
 	if !allMaps(desired) {
 		if reflect.DeepEqual(normalizeNumbers(desired), normalizeNumbers(live)) {
 			return desired
@@ -96,17 +116,27 @@ func (p projector) list(desired, live []any, owners []map[string]any, path []str
 	out := make([]any, 0, len(desired))
 	byName := allNamed(desired) && allNamed(live)
 	for i, dv := range desired {
-		var lv any
+		li := -1
 		if byName {
 			name, _ := dv.(map[string]any)["name"].(string)
-			lv = findNamed(live, name)
+			li = indexNamed(live, name)
 		} else if i < len(live) {
-			lv = live[i]
+			li = i
 		}
-		if lv == nil {
+		childPath := append(slices.Clip(path), strconv.Itoa(i))
+		if p.ignored(childPath) {
+			out = append(out, dv)
 			continue
 		}
-		if v, ok := p.value(dv, lv, narrowElement(owners, lv), append(path, fmt.Sprint(i))); ok {
+		if li < 0 {
+			continue
+		}
+		elems := itemElements(owners, live, li)
+		if ownsWhole(owners, elems...) {
+			out = append(out, dv)
+			continue
+		}
+		if v, ok := p.value(dv, live[li], narrow(owners, elems...), childPath); ok {
 			out = append(out, v)
 		}
 	}
@@ -135,13 +165,13 @@ func allNamed(list []any) bool {
 	return true
 }
 
-func findNamed(list []any, name string) any {
-	for _, v := range list {
+func indexNamed(list []any, name string) int {
+	for i, v := range list {
 		if m, _ := v.(map[string]any); m["name"] == name {
-			return v
+			return i
 		}
 	}
-	return nil
+	return -1
 }
 
 // isEmptyMap reports a value a chart writes as an empty map: null or {}.
@@ -251,109 +281,4 @@ func secretStringData(desired, live map[string]any) map[string]any {
 	}
 	out["stringData"] = stringData
 	return out
-}
-
-// controllerManagers name the field managers of controllers: fields they own are theirs to
-// decide, not drift. kube-controller-manager covers the built-in controllers (an HPA's
-// replicas); the patterns catch autoscalers and operators.
-var controllerManagerPatterns = []string{"controller", "autoscaler", "operator", "kube-scheduler"}
-
-// IsControllerManager reports whether a managedFields manager name is a controller's.
-func IsControllerManager(manager string) bool {
-	if manager == FieldManager {
-		return false
-	}
-	m := strings.ToLower(manager)
-	for _, p := range controllerManagerPatterns {
-		if strings.Contains(m, p) {
-			return true
-		}
-	}
-	return false
-}
-
-// controllerOwnedFields returns the FieldsV1 sets of the controller managers of obj.
-func controllerOwnedFields(obj map[string]any) []map[string]any {
-	metadata, _ := obj["metadata"].(map[string]any)
-	entries, _ := metadata["managedFields"].([]any)
-	var sets []map[string]any
-	for _, e := range entries {
-		entry, _ := e.(map[string]any)
-		manager, _ := entry["manager"].(string)
-		fields, _ := entry["fieldsV1"].(map[string]any)
-		if fields != nil && IsControllerManager(manager) {
-			sets = append(sets, fields)
-		}
-	}
-	return sets
-}
-
-// isLeafOwned reports whether a narrowed field set marks the path itself as owned: a leaf
-// entry is an empty set, an owned object carries the "." member.
-func isLeafOwned(owners []map[string]any) bool {
-	for _, o := range owners {
-		if len(o) == 0 {
-			return true
-		}
-		if _, ok := o["."]; ok && len(o) == 1 {
-			return true
-		}
-	}
-	return false
-}
-
-// narrowField steps the field sets into the field k of an object.
-func narrowField(owners []map[string]any, k string) []map[string]any {
-	var out []map[string]any
-	for _, o := range owners {
-		if sub, ok := o["f:"+k].(map[string]any); ok {
-			out = append(out, sub)
-		}
-	}
-	return out
-}
-
-// narrowElement steps the field sets into the list element elem, which FieldsV1 names by
-// its key fields ("k:{...}") or, in a set, by its value ("v:...").
-func narrowElement(owners []map[string]any, elem any) []map[string]any {
-	var out []map[string]any
-	for _, o := range owners {
-		for member, sub := range o {
-			subSet, ok := sub.(map[string]any)
-			if !ok {
-				continue
-			}
-			if matchesElement(member, elem) {
-				out = append(out, subSet)
-			}
-		}
-	}
-	return out
-}
-
-func matchesElement(member string, elem any) bool {
-	switch {
-	case strings.HasPrefix(member, "k:"):
-		var keys map[string]any
-		if json.Unmarshal([]byte(member[2:]), &keys) != nil {
-			return false
-		}
-		m, ok := elem.(map[string]any)
-		if !ok {
-			return false
-		}
-		for k, v := range keys {
-			if !sameScalar(v, m[k], nil) {
-				return false
-			}
-		}
-		return len(keys) > 0
-	case strings.HasPrefix(member, "v:"):
-		var v any
-		if json.Unmarshal([]byte(member[2:]), &v) != nil {
-			return false
-		}
-		return sameScalar(v, elem, nil) || reflect.DeepEqual(v, elem)
-	}
-	return false
 }
