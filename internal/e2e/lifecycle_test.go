@@ -12,6 +12,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/gitlab"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 )
 
@@ -77,6 +78,15 @@ func TestPipeline_reviewAppLifecycle(t *testing.T) {
 			t.Errorf("deploy_review's environment:kubernetes = %+v, want agent %s and the provider's namespace %s", dashboard, h.cluster.AdminContext, ns)
 		}
 		app.checkPage(ctx, ns, "Hello from the first commit")
+		// Helm's record of the revision names the pipeline's user and merge request.
+		ledger := fmt.Sprintf("owner=helm,name=app,%s=%s,%s=%s", gitlab.ReleaseLabelUser, gitlabUser, gitlab.ReleaseLabelMergeRequestIID, app.mergeRequestIID)
+		records, err := h.kube.CoreV1().Secrets(ns).List(ctx, metav1.ListOptions{LabelSelector: ledger})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(records.Items) != 1 {
+			t.Errorf("%d Helm records labelled %s, want the first revision's; the records are %s", len(records.Items), ledger, app.helmRecords(ctx, ns))
+		}
 
 		// Second commit: one value, one line of one object.
 		second := app.pipeline(app.commit(valuesFile("Hello from the second commit", "")))
