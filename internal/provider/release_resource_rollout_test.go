@@ -3,8 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -14,122 +12,9 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chartserver"
 )
-
-// rolloutChart is a chart whose values reproduce, one at a time, the ways a rollout fails on a
-// real cluster: a Deployment (pod labels for the local cluster's kwok failure stages, node
-// selector, resources, replicas), a claim (its class), a Service (its type and load balancer
-// class) and a pre-install hook Job.
-var rolloutChart = map[string]string{
-	"Chart.yaml": "apiVersion: v2\nname: rollout\nversion: 0.1.0\n",
-	"values.yaml": `deployment:
-  replicas: 1
-  podLabels: {}
-  nodeSelector: {}
-  resources: {}
-claim:
-  enabled: false
-  class: null
-service:
-  type: ClusterIP
-  loadBalancerClass: ""
-hook:
-  enabled: false
-  podLabels: {}
-`,
-	"templates/deployment.yaml": `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: {{ .Release.Name }}
-spec:
-  replicas: {{ .Values.deployment.replicas }}
-  selector:
-    matchLabels: {app: {{ .Release.Name }}}
-  template:
-    metadata:
-      labels:
-        app: {{ .Release.Name }}
-        {{- with .Values.deployment.podLabels }}{{ toYaml . | nindent 8 }}{{ end }}
-    spec:
-      {{- with .Values.deployment.nodeSelector }}
-      nodeSelector: {{ toYaml . | nindent 8 }}
-      {{- end }}
-      containers:
-      - name: app
-        image: registry.example/app:1
-        {{- with .Values.deployment.resources }}
-        resources: {{ toYaml . | nindent 10 }}
-        {{- end }}
-        {{- if .Values.claim.enabled }}
-        volumeMounts: [{name: data, mountPath: /data}]
-        {{- end }}
-      {{- if .Values.claim.enabled }}
-      volumes: [{name: data, persistentVolumeClaim: {claimName: {{ .Release.Name }}-data}}]
-      {{- end }}
-`,
-	"templates/claim.yaml": `{{- if .Values.claim.enabled }}
-apiVersion: v1
-kind: PersistentVolumeClaim
-metadata:
-  name: {{ .Release.Name }}-data
-spec:
-  {{- if kindIs "string" .Values.claim.class }}
-  storageClassName: {{ .Values.claim.class | quote }}
-  {{- end }}
-  accessModes: [ReadWriteOnce]
-  resources: {requests: {storage: 1Gi}}
-{{- end }}
-`,
-	"templates/service.yaml": `apiVersion: v1
-kind: Service
-metadata:
-  name: {{ .Release.Name }}
-spec:
-  type: {{ .Values.service.type }}
-  {{- with .Values.service.loadBalancerClass }}
-  loadBalancerClass: {{ . }}
-  {{- end }}
-  selector: {app: {{ .Release.Name }}}
-  ports: [{port: 80}]
-`,
-	"templates/hook.yaml": `{{- if .Values.hook.enabled }}
-apiVersion: batch/v1
-kind: Job
-metadata:
-  name: {{ .Release.Name }}-migrate
-  annotations:
-    helm.sh/hook: pre-install,pre-upgrade
-    helm.sh/hook-delete-policy: before-hook-creation
-spec:
-  backoffLimit: 0
-  template:
-    metadata:
-      {{- with .Values.hook.podLabels }}
-      labels: {{ toYaml . | nindent 8 }}
-      {{- end }}
-    spec:
-      restartPolicy: Never
-      containers:
-      - name: migrate
-        image: registry.example/migrate:1
-{{- end }}
-`,
-}
-
-func writeRolloutChart(t *testing.T) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "rollout")
-	for name, content := range rolloutChart {
-		path := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
 
 // rolloutRelease is a release "app" of the rollout chart with a 5 minute timeout; values is a
 // YAML document and extra more attributes.
@@ -152,14 +37,14 @@ EOT
 
 func TestAccRelease_unschedulablePodIsNamedAndFailsAfterBlockedTimeout(t *testing.T) {
 	e := testAccRelease(t)
-	chartDir := writeRolloutChart(t)
+	chartDir := chartserver.FixtureChart("rollout")
 	runFailing(t, rolloutRelease(e.namespace, chartDir, "deployment:\n  resources: {requests: {ephemeral-storage: 100Ti}}", `  blocked_timeout = "5s"`),
 		"Unable to Install Release", "blocked_timeout", "Deployment.apps/app: Unschedulable: pod app-", "0/1 nodes are available: 1 Insufficient ephemeral-storage")
 }
 
 func TestAccRelease_claimOfAMissingClassFails(t *testing.T) {
 	e := testAccRelease(t)
-	chartDir := writeRolloutChart(t)
+	chartDir := chartserver.FixtureChart("rollout")
 	class := e.namespace + "-missing"
 	runFailing(t, rolloutRelease(e.namespace, chartDir, fmt.Sprintf("claim: {enabled: true, class: %s}", class), ""),
 		"Unable to Install Release", "PersistentVolumeClaim/app-data: ProvisioningFailed", fmt.Sprintf(`storageclass.storage.k8s.io "%s" not found`, class))
@@ -167,7 +52,7 @@ func TestAccRelease_claimOfAMissingClassFails(t *testing.T) {
 
 func TestAccRelease_claimWithoutAClassFails(t *testing.T) {
 	e := testAccRelease(t)
-	chartDir := writeRolloutChart(t)
+	chartDir := chartserver.FixtureChart("rollout")
 	runFailing(t, rolloutRelease(e.namespace, chartDir, `claim: {enabled: true, class: ""}`, ""),
 		"Unable to Install Release", "PersistentVolumeClaim/app-data: FailedBinding", "no persistent volumes available for this claim and no storage class is set")
 }
@@ -175,7 +60,7 @@ func TestAccRelease_claimWithoutAClassFails(t *testing.T) {
 // A provisioner that fails retries; blocked_timeout ends the wait with its message.
 func TestAccRelease_provisioningFailedIsNamed(t *testing.T) {
 	e := testAccRelease(t)
-	chartDir := writeRolloutChart(t)
+	chartDir := chartserver.FixtureChart("rollout")
 	class := e.namespace + "-broken"
 	createStorageClass(t, e, class, "the storage backend is out of space")
 	runFailing(t, rolloutRelease(e.namespace, chartDir, fmt.Sprintf("claim: {enabled: true, class: %s}", class), `  blocked_timeout = "5s"`),
@@ -185,7 +70,7 @@ func TestAccRelease_provisioningFailedIsNamed(t *testing.T) {
 // The default class binds the claim, and the Deployment using it becomes ready.
 func TestAccRelease_claimBindsThroughTheDefaultClass(t *testing.T) {
 	e := testAccRelease(t)
-	chartDir := writeRolloutChart(t)
+	chartDir := chartserver.FixtureChart("rollout")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
@@ -214,28 +99,28 @@ func TestAccRelease_claimBindsThroughTheDefaultClass(t *testing.T) {
 // The wait covers LoadBalancer Services, as helm --wait does; one that gets no address is named.
 func TestAccRelease_loadBalancerWithoutAnAddressIsNamed(t *testing.T) {
 	e := testAccRelease(t)
-	chartDir := writeRolloutChart(t)
+	chartDir := chartserver.FixtureChart("rollout")
 	runFailing(t, rolloutRelease(e.namespace, chartDir, "service: {type: LoadBalancer, loadBalancerClass: gitlabk8s.test/none}", `  blocked_timeout = "5s"`),
 		"Unable to Install Release", "Service/app: LoadBalancerPending: no load balancer address yet", "gitlabk8s.test/none")
 }
 
 func TestAccRelease_readinessProbeFailureIsNamed(t *testing.T) {
 	e := testAccRelease(t)
-	chartDir := writeRolloutChart(t)
+	chartDir := chartserver.FixtureChart("rollout")
 	runFailing(t, rolloutRelease(e.namespace, chartDir, "deployment:\n  podLabels: {gitlabk8s.test/fail: Unready}", `  blocked_timeout = "5s"`),
 		"Unable to Install Release", "Deployment.apps/app: Unhealthy: pod app-", "Readiness probe failed: HTTP probe failed with statuscode: 503")
 }
 
 func TestAccRelease_failedHookNamesItsPod(t *testing.T) {
 	e := testAccRelease(t)
-	chartDir := writeRolloutChart(t)
+	chartDir := chartserver.FixtureChart("rollout")
 	runFailing(t, rolloutRelease(e.namespace, chartDir, "hook:\n  enabled: true\n  podLabels: {gitlabk8s.test/fail: Error}", ""),
 		"Unable to Install Release", "hook failed: Job.batch/app-migrate: BackoffLimitExceeded", "pod app-migrate-", "container migrate terminated: Error, exit code 1")
 }
 
 func TestAccRelease_limitRangeRefusalFails(t *testing.T) {
 	e := testAccRelease(t)
-	chartDir := writeRolloutChart(t)
+	chartDir := chartserver.FixtureChart("rollout")
 	limits := &corev1.LimitRange{
 		ObjectMeta: metav1.ObjectMeta{Name: "limits"},
 		Spec: corev1.LimitRangeSpec{Limits: []corev1.LimitRangeItem{{
@@ -255,7 +140,7 @@ func TestAccRelease_environmentQuotaRefusalFails(t *testing.T) {
 	client := adminClient(t)
 	name, namespace := envTestNames(t, "quota")
 	cleanupNamespace(t, client, namespace)
-	chartDir := writeRolloutChart(t)
+	chartDir := chartserver.FixtureChart("rollout")
 	config := configEnvironment(name, namespace, 1) +
 		rolloutRelease(namespace, chartDir, "deployment:\n  replicas: 2\n  resources: {requests: {cpu: 100m}}", "  depends_on = [gitlabk8s_environment.test]")
 	runFailing(t, config, "Unable to Install Release", "Deployment.apps/app: FailedCreate", "exceeded quota", "limited: pods=1")
