@@ -23,6 +23,10 @@
 #   BENCH_FAILURE_RUNS   runs of the provider's failure detection (default 3; 0 skips it)
 #   BENCH_HELM_FAILURE   1 (default) runs helm's failure detection once; 0 skips it
 #   BENCH_HELM_TIMEOUT   helm's --timeout for that run (default 5m, as the issue asks)
+#   BENCH_CLASS_RUNS     runs of each failure class (testdata/charts/rollout: unschedulable pod,
+#                        claim of a missing class, quota, failing readiness probe, failed hook,
+#                        LoadBalancer without an address) by the provider, beside one helm run
+#                        of each in the background (default 1; 0 skips them)
 #   BENCH_PROVIDER       0 skips everything that needs the provider's resources (the empty and
 #                        provider-only plans still run); default 1
 #   BENCH_HELM           0 skips the helm and kubectl side; default 1
@@ -404,6 +408,98 @@ if [ "$BENCH_PROVIDER" = 1 ] && [ "$BENCH_FAILURE_RUNS" -gt 0 ]; then
   done
 fi
 
+# --- failure classes, side by side with helm ---------------------------------------------------------
+
+# Each class: name, the reason the provider's error must name, values (YAML), blocked_timeout
+# ("" for a failure that cannot clear and fails without it), and the pods quota of the namespace
+# ("" for none). Helm gets the same chart and values, with --wait --wait-for-jobs.
+BENCH_CLASS_RUNS="${BENCH_CLASS_RUNS:-1}"
+FAILURE_CLASSES=(
+  "unschedulable|Unschedulable|{deployment: {resources: {requests: {ephemeral-storage: 100Ti}}}}|10s|"
+  "claim_class|ProvisioningFailed|{claim: {enabled: true, class: bench-missing}}||"
+  "quota|exceeded quota|{deployment: {replicas: 2}}||1"
+  "unready|Unhealthy|{deployment: {podLabels: {gitlabk8s.test/fail: Unready}}}|10s|"
+  "hook|BackoffLimitExceeded|{hook: {enabled: true, podLabels: {gitlabk8s.test/fail: Error}}}||"
+  "loadbalancer|LoadBalancerPending|{service: {type: LoadBalancer, loadBalancerClass: gitlabk8s.test/none}}|10s|"
+)
+ROLLOUT_CHART="$REPO_ROOT/testdata/charts/rollout"
+class_helm_pids=()
+
+# write_class_config DIR ENVIRONMENT VALUES BLOCKED QUOTA writes a release of the rollout chart.
+write_class_config() {
+  local dir="$1" environment="$2" values="$3" blocked="$4" quota="$5" quota_line="" blocked_line=""
+  [ -z "$quota" ] || quota_line="resource_quota = { pods = \"$quota\" }"
+  [ -z "$blocked" ] || blocked_line="blocked_timeout = \"$blocked\""
+  mkdir -p "$dir"
+  cat >"$dir/main.tf" <<TF
+terraform {
+  required_providers {
+    gitlabk8s = {
+      source  = "$provider_source"
+      version = "$provider_version"
+    }
+  }
+}
+
+provider "gitlabk8s" {
+  config_path    = "$KUBECONFIG_FILE"
+  config_context = "$KUBE_CONTEXT"
+}
+
+resource "gitlabk8s_environment" "bench" {
+  name = "$environment"
+  $quota_line
+}
+
+resource "gitlabk8s_release" "bench" {
+  name      = "bench"
+  namespace = gitlabk8s_environment.bench.namespace
+  chart     = "$ROLLOUT_CHART"
+  timeout   = "5m"
+  atomic    = false
+  values    = [yamlencode(yamldecode("$values"))]
+  $blocked_line
+}
+TF
+  tf_init "$dir"
+}
+
+if [ "$BENCH_CLASS_RUNS" -gt 0 ]; then
+  for spec in "${FAILURE_CLASSES[@]}"; do
+    IFS='|' read -r class reason values blocked quota <<<"$spec"
+    if [ "$BENCH_HELM" = 1 ]; then
+      ns="bench-helm-${class//_/-}"
+      wait_namespace_gone "$ns"
+      kubectl create namespace "$ns" >/dev/null
+      [ -z "$quota" ] || kubectl -n "$ns" create quota pods --hard="pods=$quota" >/dev/null
+      printf '%s\n' "$values" >"$WORK/helm-$class.yaml"
+      log "failure class $class: helm upgrade --install --wait --timeout $BENCH_HELM_TIMEOUT in the background"
+      (
+        measure 0 "helm_${class}_failure" 1 fail \
+          helm upgrade --install bench "$ROLLOUT_CHART" --namespace "$ns" -f "$WORK/helm-$class.yaml" \
+          --wait --wait-for-jobs --timeout "$BENCH_HELM_TIMEOUT"
+        kubectl delete namespace "$ns" --wait=false >/dev/null
+      ) &
+      class_helm_pids+=("$!")
+    fi
+    if [ "$BENCH_PROVIDER" = 1 ]; then
+      log "failure class $class: $BENCH_CLASS_RUNS provider runs"
+      dir="$WORK/tf-class-$class"
+      remove_environment "bench/class-$class"
+      write_class_config "$dir" "bench/class-$class" "$values" "$blocked" "$quota"
+      for run in $(seq 1 "$BENCH_CLASS_RUNS"); do
+        measure 0 "provider_${class}_failure" "$run" fail tf "$dir" apply -auto-approve -input=false
+        if ! grep -q "$reason" "$WORK/logs/0-provider_${class}_failure-$run.log"; then
+          log "bench: the failed apply of class $class does not name $reason; last lines:"
+          tail -n 30 "$WORK/logs/0-provider_${class}_failure-$run.log" >&2
+          exit 1
+        fi
+        tf "$dir" destroy -auto-approve -input=false >"$WORK/logs/0-provider_${class}_failure-destroy-$run.log" 2>&1
+      done
+    fi
+  done
+fi
+
 # --- profiles -------------------------------------------------------------------------------------
 
 if [ "$BENCH_PROVIDER" = 1 ] && [ "$BENCH_PROFILE" = 1 ]; then
@@ -444,6 +540,10 @@ if [ "$BENCH_PROVIDER" = 1 ] && [ "$BENCH_PROFILE" = 1 ]; then
   profile destroy tf "$dir" destroy -auto-approve -input=false -var revision=2
 fi
 
+if [ "${#class_helm_pids[@]}" -gt 0 ]; then
+  log "waiting for helm's runs of the failure classes (up to $BENCH_HELM_TIMEOUT from their start)"
+  wait "${class_helm_pids[@]}"
+fi
 if [ -n "$helm_failure_pid" ]; then
   log "waiting for helm's failure detection (up to $BENCH_HELM_TIMEOUT from its start)"
   wait "$helm_failure_pid"
@@ -469,6 +569,7 @@ fi
   echo "runs=$BENCH_RUNS"
   echo "runs_large=$BENCH_RUNS_LARGE"
   echo "failure_runs=$BENCH_FAILURE_RUNS"
+  echo "class_runs=$BENCH_CLASS_RUNS"
   echo "helm_timeout=$BENCH_HELM_TIMEOUT"
   echo "provider=$BENCH_PROVIDER"
   echo "helm_side=$BENCH_HELM"

@@ -285,6 +285,8 @@ func writeReport(w *bytes.Buffer, res *results, m meta, profiles map[string]stri
 	}
 	fmt.Fprintln(w)
 
+	writeFailureClasses(w, res, m)
+
 	if text := strings.TrimSpace(string(notes)); text != "" {
 		fmt.Fprintln(w, text)
 		fmt.Fprintln(w)
@@ -340,4 +342,39 @@ func formatStat(st stat) string {
 		return fmt.Sprintf("%.2f", st.median)
 	}
 	return fmt.Sprintf("%.2f [%.2f–%.2f]", st.median, st.min, st.max)
+}
+
+// failureClasses are the rows of the failure classes table: the bench's class name, what the
+// chart does, and the reason the provider's error names.
+var failureClasses = [][3]string{
+	{"unschedulable", "a pod requesting more ephemeral storage than any node has (`blocked_timeout = \"10s\"`)", "Unschedulable"},
+	{"claim_class", "a PersistentVolumeClaim of a StorageClass that does not exist", "ProvisioningFailed"},
+	{"quota", "two replicas in a namespace whose ResourceQuota allows one pod", "FailedCreate: exceeded quota"},
+	{"unready", "a container failing its readiness probe (`blocked_timeout = \"10s\"`)", "Unhealthy"},
+	{"hook", "a pre-install hook Job whose pod fails", "BackoffLimitExceeded"},
+	{"loadbalancer", "a LoadBalancer Service no controller gives an address (`blocked_timeout = \"10s\"`)", "LoadBalancerPending"},
+}
+
+// writeFailureClasses writes the seconds from apply start to the reported failure for each
+// class of scripts/bench.sh, beside helm's.
+func writeFailureClasses(w *bytes.Buffer, res *results, m meta) {
+	fmt.Fprintln(w, "## Failure detection by class (`testdata/charts/rollout`)")
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "Seconds from the start of the command to its failure, median of %s runs for the provider (`terraform apply`, `timeout = \"5m\"`), one run of `helm upgrade --install --wait --wait-for-jobs --timeout %s` in the background.\n", m.get("class_runs"), m.get("helm_timeout"))
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| class | reason named | provider | helm |")
+	fmt.Fprintln(w, "|---|---|---|---|")
+	for _, c := range failureClasses {
+		cells := make([]string, 0, 2)
+		for _, metric := range []string{"provider_" + c[0] + "_failure", "helm_" + c[0] + "_failure"} {
+			st := res.stat(0, metric)
+			if !st.hasSamples {
+				cells = append(cells, "not measured")
+				continue
+			}
+			cells = append(cells, formatStat(st))
+		}
+		fmt.Fprintf(w, "| %s | `%s` | %s | %s |\n", c[1], c[2], cells[0], cells[1])
+	}
+	fmt.Fprintln(w)
 }
