@@ -28,27 +28,45 @@ type Values struct {
 	SetSensitive map[string]string
 }
 
+// ValuesError is a value MergeValues cannot merge: the document values[Index], or the key
+// Key of set or set_sensitive (Attribute).
+type ValuesError struct {
+	Attribute string
+	Index     int
+	Key       string
+	Err       error
+}
+
+func (e *ValuesError) Error() string {
+	if e.Attribute == "values" {
+		return fmt.Sprintf("values[%d]: %v", e.Index, e.Err)
+	}
+	return fmt.Sprintf("%s[%q]: %v", e.Attribute, e.Key, e.Err)
+}
+
+func (e *ValuesError) Unwrap() error { return e.Err }
+
 // MergeValues merges v into the values map Helm renders with: Documents in
 // order, then Set, then SetSensitive, each key path in lexical order.
-// Errors name the document (values[i], counted from 0) and line, or the
-// path that does not parse; they never contain a SetSensitive value.
+// Errors are *ValuesError, naming the document (values[i], counted from 0) and
+// line, or the path that does not parse; they never contain a SetSensitive value.
 func MergeValues(v Values) (map[string]any, error) {
 	merged := map[string]any{}
 	for i, doc := range v.Documents {
 		values, err := chartutil.ReadValues([]byte(doc))
 		if err != nil {
-			return nil, fmt.Errorf("values[%d]: %w", i, describeYAMLError(err))
+			return nil, &ValuesError{Attribute: "values", Index: i, Err: describeYAMLError(err)}
 		}
 		merged = mergeMaps(merged, values)
 	}
 	for _, key := range sortedKeys(v.Set) {
 		if err := setValue(merged, key, v.Set[key], false); err != nil {
-			return nil, fmt.Errorf("set[%q]: %w", key, err)
+			return nil, &ValuesError{Attribute: "set", Key: key, Err: err}
 		}
 	}
 	for _, key := range sortedKeys(v.SetSensitive) {
 		if err := setValue(merged, key, v.SetSensitive[key], true); err != nil {
-			return nil, fmt.Errorf("set_sensitive[%q]: %w", key, err)
+			return nil, &ValuesError{Attribute: "set_sensitive", Key: key, Err: err}
 		}
 	}
 	return merged, nil

@@ -6,6 +6,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/drift"
 )
 
@@ -31,4 +32,17 @@ func errorText(err error) string {
 		return ruleErr.Err.Error()
 	}
 	return err.Error()
+}
+
+// valuesErrorPath points a chart.MergeValues error at the attribute, and the document or key,
+// it names.
+func valuesErrorPath(err error) path.Path {
+	var values *chart.ValuesError
+	if !errors.As(err, &values) {
+		return path.Root("values")
+	}
+	if values.Attribute == "values" {
+		return path.Root("values").AtListIndex(values.Index)
+	}
+	return path.Root(values.Attribute).AtMapKey(values.Key)
 }

@@ -187,19 +187,6 @@ func (r *releaseResource) renderLoaded(ctx context.Context, m *releaseModel, env
 	return out
 }
 
-// valuesErrorPath points a MergeValues error at the attribute it names.
-func valuesErrorPath(err error) path.Path {
-	msg := err.Error()
-	switch {
-	case strings.HasPrefix(msg, "set_sensitive["):
-		return path.Root("set_sensitive")
-	case strings.HasPrefix(msg, "set["):
-		return path.Root("set")
-	default:
-		return path.Root("values")
-	}
-}
-
 func (m *releaseModel) chartSource() chart.Source {
 	src := chart.Source{
 		Chart:      m.Chart.ValueString(),

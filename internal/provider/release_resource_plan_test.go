@@ -7,6 +7,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
 )
 
 func manifestsMap(t *testing.T, m map[string]string) types.Map {
@@ -66,14 +68,24 @@ func TestSameManifests(t *testing.T) {
 }
 
 func TestValuesErrorPath(t *testing.T) {
-	for msg, want := range map[string]path.Path{
-		`values[1]: invalid YAML at line 2`:       path.Root("values"),
-		`set["a..b"]: empty key`:                  path.Root("set"),
-		`set_sensitive["x["]: unterminated index`: path.Root("set_sensitive"),
+	for _, tt := range []struct {
+		values chart.Values
+		want   path.Path
+	}{
+		{values: chart.Values{Documents: []string{"a: 1", "b: [unclosed"}}, want: path.Root("values").AtListIndex(1)},
+		{values: chart.Values{Set: map[string]string{"a..b": "1"}}, want: path.Root("set").AtMapKey("a..b")},
+		{values: chart.Values{SetSensitive: map[string]string{"x[": "s3cr3t"}}, want: path.Root("set_sensitive").AtMapKey("x[")},
 	} {
-		if got := valuesErrorPath(errors.New(msg)); !got.Equal(want) {
-			t.Errorf("valuesErrorPath(%q) = %s, want %s", msg, got, want)
+		_, err := chart.MergeValues(tt.values)
+		if err == nil {
+			t.Fatalf("MergeValues(%+v) succeeded", tt.values)
 		}
+		if got := valuesErrorPath(err); !got.Equal(tt.want) {
+			t.Errorf("valuesErrorPath(%v) = %s, want %s", err, got, tt.want)
+		}
+	}
+	if got := valuesErrorPath(errors.New(`set["a"]: looks like set but is not typed`)); !got.Equal(path.Root("values")) {
+		t.Errorf("an untyped error is pointed at %s, want values", got)
 	}
 }
 
