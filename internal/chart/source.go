@@ -45,6 +45,10 @@ type Source struct {
 	// CacheDir, when set, keeps downloaded packages by digest so that a
 	// second load of the same version does not download it again.
 	CacheDir string
+	// DependencyUpdate fetches the dependencies a chart directory's
+	// Chart.yaml lists into its charts/ directory before loading it, as
+	// helm dependency build does (see buildDependencies).
+	DependencyUpdate bool
 }
 
 // Loaded is a chart ready to render, with what identifies its content.
@@ -78,7 +82,7 @@ func Load(ctx context.Context, src Source) (*Loaded, error) {
 	case src.Repository != "":
 		loaded, err = loadFromRepository(ctx, src)
 	default:
-		loaded, err = loadLocal(src)
+		loaded, err = loadLocal(ctx, src)
 	}
 	if err != nil {
 		return nil, err
@@ -90,7 +94,7 @@ func Load(ctx context.Context, src Source) (*Loaded, error) {
 }
 
 // loadLocal loads a chart directory or a packaged chart from disk.
-func loadLocal(src Source) (*Loaded, error) {
+func loadLocal(ctx context.Context, src Source) (*Loaded, error) {
 	info, err := os.Stat(src.Chart)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -100,6 +104,11 @@ func loadLocal(src Source) (*Loaded, error) {
 	}
 	var loaded *Loaded
 	if info.IsDir() {
+		if src.DependencyUpdate {
+			if err := buildDependencies(ctx, src.Chart, src.PlainHTTP); err != nil {
+				return nil, err
+			}
+		}
 		ch, err := loader.LoadDir(src.Chart)
 		if err != nil {
 			return nil, fmt.Errorf("load chart directory %q: %w", src.Chart, err)
@@ -175,7 +184,7 @@ func checkInstallable(ch *helmchart.Chart) error {
 		}
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("dependencies %s are listed in Chart.yaml but missing in charts/; run helm dependency build", strings.Join(missing, ", "))
+		return fmt.Errorf("dependencies %s are listed in Chart.yaml but missing in charts/; set dependency_update = true to fetch them, or run helm dependency build in the chart's directory", strings.Join(missing, ", "))
 	}
 	return nil
 }

@@ -73,6 +73,7 @@ type releaseModel struct {
 	RepositoryUsername types.String `tfsdk:"repository_username"`
 	RepositoryPassword types.String `tfsdk:"repository_password"`
 	PlainHTTP          types.Bool   `tfsdk:"plain_http"`
+	DependencyUpdate   types.Bool   `tfsdk:"dependency_update"`
 	Version            types.String `tfsdk:"version"`
 	Values             types.List   `tfsdk:"values"`
 	Set                types.Map    `tfsdk:"set"`
@@ -152,6 +153,16 @@ func (r *releaseResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 				Computed:            true,
 				Default:             booldefault.StaticBool(false),
 				MarkdownDescription: "Talk to the OCI registry over plain HTTP instead of HTTPS, like `helm --plain-http`. Default `false`.",
+			},
+			"dependency_update": schema.BoolAttribute{
+				Optional: true,
+				Computed: true,
+				Default:  booldefault.StaticBool(false),
+				MarkdownDescription: "For a chart directory, fetch the dependencies its `Chart.yaml` lists into its `charts/` directory before " +
+					"rendering, as `helm dependency build` does: the versions `Chart.lock` records when there is one (a `Chart.lock` out " +
+					"of step with `Chart.yaml` is an error), else the newest versions the constraints allow, writing `Chart.lock`. " +
+					"`file://`, HTTP(S) repository and `oci://` dependencies are fetched; nothing is fetched when `charts/` already " +
+					"holds them. Without it, a dependency missing from `charts/` fails the plan, naming it. Default `false`.",
 			},
 			"version": schema.StringAttribute{
 				Optional: true,
@@ -367,7 +378,7 @@ func (r *releaseResource) ImportState(ctx context.Context, req resource.ImportSt
 		"id": req.ID, "name": name, "namespace": namespace,
 		"atomic": defaultReleaseAtomic, "wait": defaultReleaseWait, "timeout": defaultReleaseTimeout,
 		"max_history": int64(defaultReleaseMaxHistory), "recover_pending": defaultRecoverPending, "plain_http": false,
-		"cascade": defaultReleaseCascade, "force_replace": false, "plan_checks": planChecksAll,
+		"cascade": defaultReleaseCascade, "force_replace": false, "plan_checks": planChecksAll, "dependency_update": false,
 	} {
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(attr), value)...)
 	}

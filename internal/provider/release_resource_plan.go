@@ -195,6 +195,8 @@ func (m *releaseModel) chartSource() chart.Source {
 		Username:   m.RepositoryUsername.ValueString(),
 		Password:   m.RepositoryPassword.ValueString(),
 		PlainHTTP:  m.PlainHTTP.ValueBool(),
+		// Rendering with an unknown dependency_update waits for the apply, see unknownRenderInputs.
+		DependencyUpdate: m.DependencyUpdate.ValueBool(),
 	}
 	if dir, err := os.UserCacheDir(); err == nil {
 		src.CacheDir = filepath.Join(dir, "terraform-provider-gitlabk8s", "charts")
@@ -243,6 +245,7 @@ func (m *releaseModel) unknownRenderInputs() []string {
 	for name, v := range map[string]attr.Value{
 		"name": m.Name, "namespace": m.Namespace, "chart": m.Chart, "repository": m.Repository, "version": m.Version,
 		"repository_username": m.RepositoryUsername, "repository_password": m.RepositoryPassword, "plain_http": m.PlainHTTP,
+		"dependency_update": m.DependencyUpdate,
 	} {
 		if v.IsUnknown() {
 			unknown = append(unknown, name)

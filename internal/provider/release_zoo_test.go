@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -328,4 +329,50 @@ func generatedByCluster(name string, obj map[string]any) bool {
 		return true
 	}
 	return name == "default" && obj["kind"] == "ServiceAccount" || name == "kube-root-ca.crt"
+}
+
+// A chart directory whose Chart.yaml lists a dependency not yet in charts/ is refused with the
+// fix; with dependency_update it is fetched, as helm dependency build does, and installs.
+func TestAccRelease_dependencyUpdate(t *testing.T) {
+	e := testAccRelease(t)
+	root := t.TempDir()
+	for name, content := range map[string]string{
+		"lib/Chart.yaml":               "apiVersion: v2\nname: lib\nversion: 0.1.0\ntype: library\n",
+		"lib/templates/_lib.tpl":       `{{- define "lib.name" }}{{ .Release.Name }}-lib{{ end }}`,
+		"app/Chart.yaml":               "apiVersion: v2\nname: app\nversion: 0.1.0\ndependencies:\n  - name: lib\n    version: 0.1.0\n    repository: file://../lib\n",
+		"app/templates/configmap.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ include \"lib.name\" . }}\n",
+	} {
+		path := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	config := func(body string) string {
+		return fmt.Sprintf(`
+resource "gitlabk8s_release" "deps" {
+  name      = "deps"
+  namespace = %q
+  chart     = %q
+%s
+}
+`, e.namespace, filepath.Join(root, "app"), body)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:      config(""),
+				ExpectError: wrappedText("dependencies lib are listed in Chart.yaml but missing in charts/", "dependency_update = true"),
+			},
+			{
+				Config: config("  dependency_update = true"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue("gitlabk8s_release.deps", tfjsonpathManifest("ConfigMap/deps-lib"), knownStringContaining("name: deps-lib")),
+				}},
+			},
+		},
+	})
 }
