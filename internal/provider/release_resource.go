@@ -152,7 +152,7 @@ func (r *releaseResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 				Optional:            true,
 				Computed:            true,
 				Default:             booldefault.StaticBool(false),
-				MarkdownDescription: "Talk to the OCI registry over plain HTTP instead of HTTPS, like `helm --plain-http`. Default `false`.",
+				MarkdownDescription: "Talk to the OCI registry over plain HTTP instead of HTTPS, like `helm --plain-http`. Default `false`. A registry on a loopback address (`localhost`, `127.0.0.0/8`, `::1`) is always reached over plain HTTP, as Docker does.",
 			},
 			"dependency_update": schema.BoolAttribute{
 				Optional: true,
