@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	helmchart "helm.sh/helm/v3/pkg/chart"
+
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chartserver"
 )
 
@@ -66,4 +68,18 @@ func mustContain(t *testing.T, what, text string, wants ...string) {
 			t.Errorf("%s does not contain %q:\n%s", what, want, text)
 		}
 	}
+}
+
+// joinManifests prints manifests sorted by key, for whole-output searches.
+func joinManifests(manifests map[string]string) string {
+	var b strings.Builder
+	for _, key := range keysOf(manifests) {
+		b.WriteString("### " + key + "\n" + manifests[key])
+	}
+	return b.String()
+}
+
+// templateFile is a chart template named name.
+func templateFile(name, text string) *helmchart.File {
+	return &helmchart.File{Name: name, Data: []byte(text)}
 }

@@ -40,11 +40,12 @@ func ValidateReleaseName(name string) error {
 // isNamespaced says whether a kind is namespaced (from the cluster's
 // discovery); nil means manifest.BuiltinIsNamespaced.
 func Manifests(r *Rendered, namespace string, sensitive []string, isNamespaced func(apiVersion, kind string) bool) (map[string]string, error) {
-	objs := make([]manifest.Object, 0, len(r.CRDs)+len(r.Objects)+len(r.Hooks))
-	objs = append(objs, r.CRDs...)
-	objs = append(objs, r.Objects...)
-	objs = append(objs, r.Hooks...)
-	manifests, err := manifest.NewRedactor(sensitive).Manifests(objs, namespace, isNamespaced)
+	return RedactedManifests(r, namespace, manifest.NewRedactor(sensitive), isNamespaced)
+}
+
+// RedactedManifests is Manifests with redactor hiding what it knows to be sensitive.
+func RedactedManifests(r *Rendered, namespace string, redactor *manifest.Redactor, isNamespaced func(apiVersion, kind string) bool) (map[string]string, error) {
+	manifests, err := redactor.Manifests(r.allObjects(), namespace, isNamespaced)
 	if err != nil {
 		return nil, fmt.Errorf("manifests: %w", err)
 	}

@@ -26,6 +26,9 @@ type Values struct {
 	// SetSensitive is like Set, but its values are always strings (helm
 	// --set-string) and never appear in errors.
 	SetSensitive map[string]string
+	// SensitiveDocuments are YAML mappings merged after Documents, before
+	// Set; every string and number in them is a sensitive value.
+	SensitiveDocuments []string
 }
 
 // ValuesError is a value MergeValues cannot merge: the document values[Index], or the key
@@ -38,8 +41,8 @@ type ValuesError struct {
 }
 
 func (e *ValuesError) Error() string {
-	if e.Attribute == "values" {
-		return fmt.Sprintf("values[%d]: %v", e.Index, e.Err)
+	if e.Attribute == "values" || e.Attribute == "values_sensitive" {
+		return fmt.Sprintf("%s[%d]: %v", e.Attribute, e.Index, e.Err)
 	}
 	return fmt.Sprintf("%s[%q]: %v", e.Attribute, e.Key, e.Err)
 }
@@ -47,15 +50,32 @@ func (e *ValuesError) Error() string {
 func (e *ValuesError) Unwrap() error { return e.Err }
 
 // MergeValues merges v into the values map Helm renders with: Documents in
-// order, then Set, then SetSensitive, each key path in lexical order.
-// Errors are *ValuesError, naming the document (values[i], counted from 0) and
-// line, or the path that does not parse; they never contain a SetSensitive value.
+// order, then SensitiveDocuments, then Set, then SetSensitive, each key path
+// in lexical order. Errors are *ValuesError, naming the document (values[i] or
+// values_sensitive[i], counted from 0) and line, or the path that does not
+// parse; they never contain a sensitive value.
 func MergeValues(v Values) (map[string]any, error) {
+	return mergeValues(v, -1)
+}
+
+// mergeValues is MergeValues with, for a round of 0 or more, every sensitive input replaced
+// by its substitute of that round.
+func mergeValues(v Values, round int) (map[string]any, error) {
 	merged := map[string]any{}
 	for i, doc := range v.Documents {
 		values, err := chartutil.ReadValues([]byte(doc))
 		if err != nil {
 			return nil, &ValuesError{Attribute: "values", Index: i, Err: describeYAMLError(err)}
+		}
+		merged = mergeMaps(merged, values)
+	}
+	for i, doc := range v.SensitiveDocuments {
+		values, err := chartutil.ReadValues([]byte(doc))
+		if err != nil {
+			return nil, &ValuesError{Attribute: "values_sensitive", Index: i, Err: describeYAMLError(err)}
+		}
+		if substituted, ok := substituteLeaves(map[string]any(values), round).(map[string]any); ok && round >= 0 {
+			values = substituted
 		}
 		merged = mergeMaps(merged, values)
 	}
@@ -65,12 +85,41 @@ func MergeValues(v Values) (map[string]any, error) {
 		}
 	}
 	for _, key := range sortedKeys(v.SetSensitive) {
-		if err := setValue(merged, key, v.SetSensitive[key], true); err != nil {
+		value := v.SetSensitive[key]
+		if round >= 0 {
+			value = substitute(value, round)
+		}
+		if err := setValue(merged, key, value, true); err != nil {
 			return nil, &ValuesError{Attribute: "set_sensitive", Key: key, Err: err}
 		}
 	}
 	return merged, nil
 }
+
+// SensitiveInputs returns the sensitive values of v: the set_sensitive values and the texts
+// of the leaves of the sensitive documents. Documents that do not parse give none (merging
+// them fails anyway).
+func (v Values) SensitiveInputs() []string {
+	var out []string
+	for _, key := range sortedKeys(v.SetSensitive) {
+		out = append(out, v.SetSensitive[key])
+	}
+	for _, doc := range v.SensitiveDocuments {
+		if values, err := chartutil.ReadValues([]byte(doc)); err == nil {
+			for _, text := range leafTexts(map[string]any(values), nil) {
+				// Short leaves ("1", "on") would hide characters everywhere in text; where the
+				// chart uses them, the comparison with substitutes still finds them.
+				if len(text) >= minSensitiveLeafLength {
+					out = append(out, text)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// minSensitiveLeafLength is the shortest leaf of a sensitive document hidden inside text.
+const minSensitiveLeafLength = 4
 
 // setValue sets the value at path in dest, as helm --set (or --set-string
 // when asString) would for "path=value" with value escaped.

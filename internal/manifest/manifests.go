@@ -126,3 +126,20 @@ func BuiltinIsNamespaced(apiVersion, kind string) bool {
 	}
 	return !clusterScopedKinds[group+"/"+kind]
 }
+
+// ObjectDigests returns, by the keys [Redactor.Manifests] gives objs, a keyed digest of each
+// normalized object before redaction (see [Digest]): what tells, without keeping any value,
+// whether an object is the same as one applied earlier.
+func (r *Redactor) ObjectDigests(objs []Object, defaultNamespace string, isNamespaced func(apiVersion, kind string) bool, key []byte) (map[string]string, error) {
+	r = r.withValues(harvestSecretValues(objs))
+	digests := make(map[string]string, len(objs))
+	err := r.eachKeyed(objs, defaultNamespace, isNamespaced, func(k string, normalized Object) error {
+		digest, err := Digest(key, []Object{normalized})
+		digests[k] = digest
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return digests, nil
+}

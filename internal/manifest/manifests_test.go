@@ -120,8 +120,8 @@ func TestManifests_oneChangedValueChangesOneLineOfOneKey(t *testing.T) {
 			change: func(objs []Object) {
 				findObject(objs, "Secret", "web-credentials")["stringData"].(map[string]any)["username"] = "web-admin"
 			},
-			removed: "  username: " + secretMarker([]byte("web")),
-			added:   "  username: " + secretMarker([]byte("web-admin")),
+			removed: "  username: " + (*Redactor)(nil).marker([]byte("web")),
+			added:   "  username: " + (*Redactor)(nil).marker([]byte("web-admin")),
 		},
 	}
 	for _, tt := range tests {

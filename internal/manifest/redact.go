@@ -1,11 +1,16 @@
 package manifest
 
 import (
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"net/url"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -13,9 +18,12 @@ const (
 	// redactedMarker replaces every occurrence of a sensitive value.
 	redactedMarker = "(sensitive value)"
 
-	// secretHashLength is how many hex characters of SHA-256 a Secret
-	// marker shows: enough that a change is visible, too few to look the
-	// value up.
+	// redactedPrefix starts every marker.
+	redactedPrefix = "(sensitive value"
+
+	// secretHashLength is how many hex characters of a marker's HMAC (or,
+	// without a key, SHA-256) a marker shows: enough that a change is
+	// visible.
 	secretHashLength = 12
 
 	// minHarvestedLength is the shortest Secret value that is also hidden
@@ -39,20 +47,35 @@ var base64Encodings = []*base64.Encoding{
 // Redactor hides sensitive values in objects and text. The zero value and a
 // nil *Redactor hide only Secret data.
 //
-// Redaction happens in two ways:
+// Redaction happens in three ways:
 //
 //   - Every value of a v1 Secret's data and stringData becomes
-//     "(sensitive value sha256:<12 hex>)", the hash taken of the decoded
-//     value, so the same value in data and stringData gets the same marker
-//     and a changed value gets a new one.
+//     "(sensitive value hmac:<12 hex>)", an HMAC-SHA256 of the decoded value
+//     keyed with the Redactor's key (see [NewKeyedRedactor]), so the same
+//     value in data and stringData gets the same marker, a changed value
+//     gets a new one, and without the key a marker cannot be used to test a
+//     guess. A Redactor without a key shows "sha256:" and an unkeyed hash,
+//     as states written before keys existed do.
+//   - With a [Derived], every scalar and mapping key whose text a rendering
+//     derived from a sensitive input becomes the same kind of marker of its
+//     own text, whole.
 //   - Every occurrence, in any string or mapping key of any object, of a
-//     sensitive value or of its base64 encoding (standard or URL alphabet,
-//     padded or not) becomes "(sensitive value)". Overlapping and adjacent
-//     occurrences become one marker, so no part of a value is left over.
+//     sensitive value, of a derived string (at least 4 bytes), or of their
+//     base64 encodings (standard or URL alphabet, padded or not), JSON
+//     escapes or Go quoting, becomes "(sensitive value)". Overlapping and
+//     adjacent occurrences become one marker, so no part of a value is left
+//     over. [Redactor.String] does this to error messages and log lines.
 //
 // A Redactor is safe for concurrent use.
 type Redactor struct {
 	values []string // sensitive values as given, without empty or repeated ones
+
+	key     []byte   // keys the markers
+	plain   bool     // markers without a hash, when there is no key
+	derived *Derived // scalars derived from sensitive inputs
+	// inObjects hides values inside the strings of objects, when it is not r itself: with a
+	// Derived, values shorter than minDerivedTextLength are left to it there.
+	inObjects *Redactor
 
 	shortest int                  // length of the shortest pattern, 0 for none
 	single   [256]bool            // one-byte patterns
@@ -73,15 +96,43 @@ func NewRedactor(sensitive []string) *Redactor {
 	return r
 }
 
+// NewKeyedRedactor returns a Redactor that hides sensitive, what derived holds (nil for
+// nothing), and their encodings, and whose markers are keyed with key. The same key and
+// values give the same markers, so a plan made with the key a release keeps in its state
+// shows a marker change only where a value changed. With an empty key the markers are
+// "(sensitive value)" alone, for a plan made before a key exists.
+func NewKeyedRedactor(sensitive []string, key []byte, derived *Derived) *Redactor {
+	r := NewRedactor(append(slices.Clone(sensitive), derived.texts()...))
+	r.key, r.derived, r.plain = slices.Clone(key), derived, len(key) == 0
+	if derived != nil {
+		long := slices.DeleteFunc(slices.Clone(r.values), func(v string) bool { return len(v) < minDerivedTextLength })
+		r.inObjects = NewRedactor(long)
+	}
+	return r
+}
+
+// markerPattern matches the markers a Redactor writes, which the string scan leaves alone.
+var markerPattern = regexp.MustCompile(`^\(sensitive value( (hmac|sha256):[0-9a-f]{12})?\)( \(\d+\))?$`)
+
+// objectString is String for the strings and keys of objects.
+func (r *Redactor) objectString(s string) string {
+	if r == nil || markerPattern.MatchString(s) {
+		return s
+	}
+	if r.inObjects != nil {
+		return r.inObjects.String(s)
+	}
+	return r.String(s)
+}
+
 // compile indexes every pattern by its first two bytes, so scanning a
 // string costs one table lookup per byte and a prefix comparison only where
 // a pattern may start.
 func (r *Redactor) compile() {
 	unique := map[string]bool{}
 	for _, value := range r.values {
-		unique[value] = true
-		for _, encoding := range base64Encodings {
-			unique[encoding.EncodeToString([]byte(value))] = true
+		for _, form := range textForms(value) {
+			unique[form] = true
 		}
 	}
 	patterns := make([]string, 0, len(unique))
@@ -110,6 +161,22 @@ func (r *Redactor) compile() {
 		r.pairs[prefix/64] |= 1 << (prefix % 64)
 		r.byPrefix[prefix] = append(r.byPrefix[prefix], pattern)
 	}
+}
+
+// textForms returns the ways value may be written in text: as is, base64-encoded, escaped
+// as inside a JSON string (Go escapes <, > and & too), quoted as Go quotes it in errors, and
+// escaped as in a URL's query or path (a DSN quoted in an error).
+func textForms(value string) []string {
+	forms := []string{value, url.QueryEscape(value), url.PathEscape(value)}
+	for _, encoding := range base64Encodings {
+		forms = append(forms, encoding.EncodeToString([]byte(value)))
+	}
+	if quoted, err := json.Marshal(value); err == nil {
+		forms = append(forms, string(quoted[1:len(quoted)-1]))
+	}
+	quoted := strconv.Quote(value)
+	forms = append(forms, quoted[1:len(quoted)-1])
+	return forms
 }
 
 // String returns s with every occurrence of a sensitive value, or of its
@@ -196,9 +263,9 @@ func (r *Redactor) redactInPlace(obj Object) {
 				case value == nil:
 					markers[key] = nil
 				case field == "data":
-					markers[key] = secretMarker(decodeSecretData(value))
+					markers[key] = r.marker(decodeSecretData(value))
 				default:
-					markers[key] = secretMarker(plainBytes(value))
+					markers[key] = r.marker(plainBytes(value))
 				}
 			}
 			secretFields[field] = markers
@@ -210,11 +277,56 @@ func (r *Redactor) redactInPlace(obj Object) {
 			}
 		}
 	}
+	r.replaceDerived(obj)
 	r.redactMap(obj, true)
 	for field, markers := range secretFields {
 		r.redactMap(markers, false)
 		obj[field] = markers
 	}
+}
+
+// replaceDerived replaces every derived scalar and mapping key of m, at any depth, with its
+// marker.
+func (r *Redactor) replaceDerived(m map[string]any) {
+	if r == nil || r.derived.Len() == 0 {
+		return
+	}
+	var renamed []string
+	for key, value := range m {
+		m[key] = r.replaceDerivedValue(value)
+		if r.derived.has(key) {
+			renamed = append(renamed, key)
+		}
+	}
+	slices.Sort(renamed)
+	for _, key := range renamed {
+		value := m[key]
+		delete(m, key)
+		newKey := r.marker([]byte(key))
+		for n := 2; ; n++ {
+			if _, taken := m[newKey]; !taken {
+				break
+			}
+			newKey = fmt.Sprintf("%s (%d)", r.marker([]byte(key)), n)
+		}
+		m[newKey] = value
+	}
+}
+
+func (r *Redactor) replaceDerivedValue(value any) any {
+	switch v := value.(type) {
+	case map[string]any:
+		r.replaceDerived(v)
+	case []any:
+		for i, elem := range v {
+			v[i] = r.replaceDerivedValue(elem)
+		}
+	default:
+		if r.derived.has(v) {
+			return r.marker(plainBytes(v))
+		}
+	}
+	return value
 }
 
 // redactMap redacts the keys of m and, with values, its values at any depth.
@@ -227,7 +339,7 @@ func (r *Redactor) redactMap(m map[string]any, values bool) {
 		if values {
 			m[key] = r.redactValue(value)
 		}
-		if r.String(key) != key {
+		if r.objectString(key) != key {
 			renamed = append(renamed, key)
 		}
 	}
@@ -236,12 +348,12 @@ func (r *Redactor) redactMap(m map[string]any, values bool) {
 	for _, key := range renamed {
 		value := m[key]
 		delete(m, key)
-		newKey := r.String(key)
+		newKey := r.objectString(key)
 		for n := 2; ; n++ {
 			if _, taken := m[newKey]; !taken {
 				break
 			}
-			newKey = fmt.Sprintf("%s (%d)", r.String(key), n)
+			newKey = fmt.Sprintf("%s (%d)", r.objectString(key), n)
 		}
 		m[newKey] = value
 	}
@@ -250,7 +362,7 @@ func (r *Redactor) redactMap(m map[string]any, values bool) {
 func (r *Redactor) redactValue(value any) any {
 	switch v := value.(type) {
 	case string:
-		return r.String(v)
+		return r.objectString(v)
 	case map[string]any:
 		r.redactMap(v, true)
 	case []any:
@@ -278,7 +390,14 @@ func (r *Redactor) withValues(extra []string) *Redactor {
 	if !added {
 		return r
 	}
-	return NewRedactor(append(slices.Clone(known), extra...))
+	if r != nil && (r.derived != nil || r.plain) {
+		return NewKeyedRedactor(append(slices.Clone(known), extra...), r.key, r.derived)
+	}
+	out := NewRedactor(append(slices.Clone(known), extra...))
+	if r != nil {
+		out.key = r.key
+	}
+	return out
 }
 
 // harvestSecretValues returns the decoded values of the v1 Secrets in objs
@@ -316,10 +435,19 @@ func isSecret(obj Object) bool {
 	return obj["apiVersion"] == "v1" && obj["kind"] == "Secret"
 }
 
-// secretMarker is the text shown for one Secret value.
-func secretMarker(plain []byte) string {
-	sum := sha256.Sum256(plain)
-	return "(sensitive value sha256:" + hex.EncodeToString(sum[:])[:secretHashLength] + ")"
+// marker is the text shown in place of one Secret value or derived scalar: a keyed HMAC, or
+// without a key the SHA-256 that states written before keys existed hold.
+func (r *Redactor) marker(plain []byte) string {
+	if r != nil && r.plain {
+		return redactedMarker
+	}
+	if r == nil || len(r.key) == 0 {
+		sum := sha256.Sum256(plain)
+		return "(sensitive value sha256:" + hex.EncodeToString(sum[:])[:secretHashLength] + ")"
+	}
+	mac := hmac.New(sha256.New, r.key)
+	mac.Write(plain)
+	return "(sensitive value hmac:" + hex.EncodeToString(mac.Sum(nil))[:secretHashLength] + ")"
 }
 
 // decodeSecretData decodes a value of a Secret's data. A value that is not

@@ -60,11 +60,11 @@ func TestRedactor_secretValuesBecomeHashMarkers(t *testing.T) {
 		desc      string
 		got, want any
 	}{
-		{"data is hashed decoded", data["a"], secretMarker([]byte(value))},
-		{"stringData is hashed as is", stringData["b"], secretMarker([]byte(value))},
+		{"data is hashed decoded", data["a"], (*Redactor)(nil).marker([]byte(value))},
+		{"stringData is hashed as is", stringData["b"], (*Redactor)(nil).marker([]byte(value))},
 		{"same value, same marker", data["a"], stringData["b"]},
-		{"invalid base64 is hashed as written", data["not-base64"], secretMarker([]byte("%%%"))},
-		{"non-string values are hidden too", stringData["port"], secretMarker([]byte("5432"))},
+		{"invalid base64 is hashed as written", data["not-base64"], (*Redactor)(nil).marker([]byte("%%%"))},
+		{"non-string values are hidden too", stringData["port"], (*Redactor)(nil).marker([]byte("5432"))},
 		{"last applied configuration is hidden", objectMetadata(got)["annotations"].(map[string]any)[lastAppliedAnnotation], redactedMarker},
 		{"marker format", stringData["c"], "(sensitive value sha256:d9298a10d1b0)"},
 	}

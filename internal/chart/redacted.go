@@ -1,0 +1,223 @@
+package chart
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+)
+
+// Redaction says how RenderRedacted hides what a rendering derives from sensitive values.
+type Redaction struct {
+	// Namespace is the release's namespace, for the manifests' keys.
+	Namespace string
+	// Sensitive are further values to hide that are not chart values (a repository password).
+	Sensitive []string
+	// Key keys the markers (see manifest.NewKeyedRedactor); nil gives markers without a hash.
+	Key []byte
+	// Legacy redacts as states written before keys existed were: Secret values as unkeyed
+	// SHA-256 markers, other values only where they occur literally. Only to compare with such
+	// a state, never to show anything new.
+	Legacy bool
+	// IsNamespaced says whether a kind is namespaced; nil means manifest.BuiltinIsNamespaced.
+	IsNamespaced func(apiVersion, kind string) bool
+}
+
+// RedactedRendering is a chart rendered for a plan or an apply, with everything derived from
+// its sensitive values redacted.
+type RedactedRendering struct {
+	Rendered *Rendered
+	// Values are the merged values the chart was rendered with: the real ones.
+	Values map[string]any
+	// Manifests are the redacted manifests by key, as chart.Manifests gives them.
+	Manifests map[string]string
+	// Varying are the keys of the objects that came out differently in a second rendering of
+	// the same inputs (randAlphaNum, now), sorted.
+	Varying []string
+	// Derived is what the rendering derived from the sensitive values; nil when there are none.
+	Derived *manifest.Derived
+	// Redactor hides the sensitive values and what was derived from them: use it on every
+	// error message and log line about the release.
+	Redactor *manifest.Redactor
+
+	literal []string // the sensitive values, for ManifestsWithKey
+}
+
+// ErrRedaction is wrapped by the errors of RenderRedacted that come from the comparison with
+// substituted values rather than from the chart itself.
+var ErrRedaction = errors.New("cannot tell what the chart derives from its sensitive values")
+
+// RenderRedacted renders l with values v as Render does, and redacts without knowing the
+// chart's template functions: it renders again with every sensitive input (set_sensitive
+// values, the leaves of sensitive documents) replaced by another value of the same length and
+// character classes, twice with different substitutes, and every scalar or key that comes out
+// differently is derived from a sensitive input and replaced whole by a marker (see
+// manifest.FindDerived). It renders once more with the real inputs, so what differs by itself
+// (randAlphaNum) is reported in Varying rather than taken for a sensitive value.
+//
+// Errors are redacted too: a template error is compared with the same error rendered from the
+// substitutes, and what differs is hidden. Where the structure of the rendering changes with
+// the sensitive values, or the chart fails to render with the substitutes, the error wraps
+// ErrRedaction: nothing is shown rather than something that may be a secret.
+func RenderRedacted(ctx context.Context, l *Loaded, v Values, o RenderOptions, red Redaction) (*RedactedRendering, error) {
+	values, err := MergeValues(v)
+	if err != nil {
+		return nil, err
+	}
+	inputs := v.SensitiveInputs()
+	literal := append(slices.Clone(inputs), red.Sensitive...)
+	out := &RedactedRendering{Values: values, Redactor: manifest.NewKeyedRedactor(literal, red.Key, nil), literal: literal}
+	if red.Legacy {
+		out.Redactor = manifest.NewRedactor(literal)
+	}
+	out.Rendered, err = Render(ctx, l, values, o)
+	if err != nil {
+		return nil, out.renderError(ctx, l, v, o, len(inputs) > 0, err)
+	}
+	same, err := Render(ctx, l, values, o)
+	if err != nil {
+		return nil, out.renderError(ctx, l, v, o, len(inputs) > 0, err)
+	}
+	if len(inputs) > 0 && !red.Legacy {
+		if out.Derived, err = findDerived(ctx, l, v, o, out.Rendered, same); err != nil {
+			return nil, err
+		}
+		out.Redactor = manifest.NewKeyedRedactor(literal, red.Key, out.Derived)
+	}
+	if out.Manifests, err = out.manifests(out.Rendered, red); err != nil {
+		return nil, err
+	}
+	again, err := out.manifests(same, red)
+	if err != nil {
+		return nil, err
+	}
+	out.Varying = varyingKeys(out.Manifests, again)
+	return out, nil
+}
+
+// findDerived renders with each round of substitutes and compares.
+func findDerived(ctx context.Context, l *Loaded, v Values, o RenderOptions, real, same *Rendered) (*manifest.Derived, error) {
+	var alternates [][]manifest.Object
+	for round := range substitutionRounds {
+		values, err := mergeValues(v, round)
+		if err == nil {
+			var alt *Rendered
+			if alt, err = Render(ctx, l, values, o); err == nil {
+				alternates = append(alternates, alt.allObjects())
+				continue
+			}
+		}
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, ctxErr
+		}
+		if round == 0 {
+			// The message is the substitutes', not the real values'.
+			return nil, fmt.Errorf("%w: the chart fails to render when they are replaced by other values of the same length and characters "+
+				"(does a template check their form?): %v", ErrRedaction, err)
+		}
+		// The second round also swaps punctuation, which a chart may refuse; the first suffices.
+	}
+	derived, err := manifest.FindDerived(real.allObjects(), same.allObjects(), alternates[0])
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRedaction, err)
+	}
+	if len(alternates) > 1 {
+		if all, err := manifest.FindDerived(real.allObjects(), same.allObjects(), alternates...); err == nil {
+			derived = all
+		}
+	}
+	return derived, nil
+}
+
+// renderError redacts the error of a rendering with the real inputs: what differs from the
+// errors of renderings with substitutes came from the sensitive inputs.
+func (out *RedactedRendering) renderError(ctx context.Context, l *Loaded, v Values, o RenderOptions, hasInputs bool, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return ctxErr
+	}
+	message := err.Error()
+	if hasInputs {
+		var alternates []string
+		for round := range substitutionRounds {
+			values, mergeErr := mergeValues(v, round)
+			if mergeErr != nil {
+				continue
+			}
+			if _, altErr := Render(ctx, l, values, o); altErr != nil {
+				alternates = append(alternates, altErr.Error())
+			} else {
+				// Rendered with the substitutes: the failure itself depends on the values, so
+				// nothing of the message can be told apart.
+				alternates = append(alternates, "")
+			}
+		}
+		message = manifest.RedactDifferences(message, alternates...)
+	}
+	return errors.New(out.Redactor.String(message))
+}
+
+// ManifestsError is an error of RenderRedacted about the rendered objects themselves (two
+// objects with one key, an object without a name), not about the templates.
+type ManifestsError struct{ Err error }
+
+func (e *ManifestsError) Error() string { return e.Err.Error() }
+func (e *ManifestsError) Unwrap() error { return e.Err }
+
+// manifests returns the redacted manifests of r.
+func (out *RedactedRendering) manifests(r *Rendered, red Redaction) (map[string]string, error) {
+	manifests, err := RedactedManifests(r, red.Namespace, out.Redactor, red.IsNamespaced)
+	if err != nil {
+		return nil, &ManifestsError{Err: err}
+	}
+	return manifests, nil
+}
+
+// ManifestsWithKey returns the manifests as Manifests, with markers keyed with key instead (no
+// hash for an empty key).
+func (out *RedactedRendering) ManifestsWithKey(key []byte, red Redaction) (map[string]string, error) {
+	return RedactedManifests(out.Rendered, red.Namespace, manifest.NewKeyedRedactor(out.literal, key, out.Derived), red.IsNamespaced)
+}
+
+// ObjectDigests returns a keyed digest of each unredacted object by its key in Manifests (see
+// manifest.Redactor.ObjectDigests).
+func (out *RedactedRendering) ObjectDigests(key []byte, red Redaction) (map[string]string, error) {
+	return out.Redactor.ObjectDigests(out.Rendered.allObjects(), red.Namespace, red.IsNamespaced, key)
+}
+
+// StreamManifests returns the redacted manifests of the objects in a Helm manifest stream
+// (what Helm hands a post-renderer), with the hooks and CRDs of the rendering, redacted as
+// the rendering's manifests are.
+func (out *RedactedRendering) StreamManifests(stream string, red Redaction) (map[string]string, error) {
+	objs, err := manifest.SplitDocuments(stream)
+	if err != nil {
+		return nil, err
+	}
+	return out.manifests(&Rendered{Objects: objs, Hooks: out.Rendered.Hooks, CRDs: out.Rendered.CRDs}, red)
+}
+
+// allObjects returns the CRDs, objects and hooks of r, in that order.
+func (r *Rendered) allObjects() []manifest.Object {
+	objs := make([]manifest.Object, 0, len(r.CRDs)+len(r.Objects)+len(r.Hooks))
+	objs = append(objs, r.CRDs...)
+	objs = append(objs, r.Objects...)
+	return append(objs, r.Hooks...)
+}
+
+// varyingKeys returns the keys whose manifests differ between two renderings, sorted.
+func varyingKeys(first, again map[string]string) []string {
+	var varying []string
+	for k, v := range first {
+		if other, ok := again[k]; !ok || other != v {
+			varying = append(varying, k)
+		}
+	}
+	for k := range again {
+		if _, ok := first[k]; !ok {
+			varying = append(varying, k)
+		}
+	}
+	slices.Sort(varying)
+	return varying
+}

@@ -1,0 +1,147 @@
+package chart
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chartserver"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+)
+
+// strongPassword has the characters strong passwords have, which templates escape.
+const strongPassword = `Tr0ub&dor 3/c+rr%ct#h@rse:x`
+
+func renderForms(t *testing.T, v Values, red Redaction) (*RedactedRendering, error) {
+	t.Helper()
+	l := loadFixture(t, "secret-forms")
+	red.Namespace = "review-x"
+	return RenderRedacted(context.Background(), l, v, RenderOptions{ReleaseName: "web", Namespace: "review-x"}, red)
+}
+
+func formsValues(password string) Values {
+	return Values{SetSensitive: map[string]string{"db.password": password, "apiToken": "api-token-1234", "admin.password": "Adm1n!pass"}}
+}
+
+func TestRenderRedacted_noFormOfASensitiveValueShows(t *testing.T) {
+	out, err := renderForms(t, formsValues(strongPassword), Redaction{Key: []byte("k")})
+	if err != nil {
+		t.Fatalf("RenderRedacted: %v", err)
+	}
+	all := joinManifests(out.Manifests)
+	for name, form := range chartserver.SecretFormsLeaks(strongPassword) {
+		if strings.Contains(all, form) {
+			t.Errorf("the manifests show the password as %s (%q):\n%s", name, form, all)
+		}
+	}
+	for _, want := range []string{"checksum/password: (sensitive value hmac:", "dsn: (sensitive value hmac:", "name: DATABASE_URL", "password: (sensitive value hmac:", "name: web-forms-hook"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the manifests do not show %q:\n%s", want, all)
+		}
+	}
+	if len(out.Varying) != 0 {
+		t.Errorf("Varying = %v, want none: the chart renders alike each time", out.Varying)
+	}
+	// The error redactor knows the derived forms: an API server quoting one is redacted.
+	for name, form := range chartserver.SecretFormsLeaks(strongPassword) {
+		if msg := out.Redactor.String(`metadata.labels: Invalid value: "` + form + `"`); strings.Contains(msg, form) {
+			t.Errorf("an error quoting the %s form is not redacted: %s", name, msg)
+		}
+	}
+}
+
+func TestRenderRedacted_markersChangeWithTheValueAndTheKey(t *testing.T) {
+	render := func(password, key string) map[string]string {
+		out, err := renderForms(t, formsValues(password), Redaction{Key: []byte(key)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Manifests
+	}
+	a, again, other, otherKey := render(strongPassword, "k1"), render(strongPassword, "k1"), render(strongPassword+"!", "k1"), render(strongPassword, "k2")
+	if joinManifests(a) != joinManifests(again) {
+		t.Errorf("the same value and key give different manifests")
+	}
+	for _, key := range []string{"ConfigMap/web-forms", "Secret/web-forms", "Deployment.apps/web-forms", "ConfigMap/web-forms-hook"} {
+		if a[key] == other[key] {
+			t.Errorf("%s does not change when the password changes:\n%s", key, a[key])
+		}
+		if a[key] == otherKey[key] {
+			t.Errorf("%s does not change with the key: its markers are not keyed:\n%s", key, a[key])
+		}
+	}
+	// A password a chart does not use changes nothing.
+	unused := formsValues(strongPassword)
+	unused.SetSensitive["unused"] = "never-written-1"
+	out, err := renderForms(t, unused, Redaction{Key: []byte("k1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if joinManifests(out.Manifests) != joinManifests(a) {
+		t.Errorf("an unused sensitive value changed the manifests")
+	}
+}
+
+func TestRenderRedacted_renderErrorsHideTheValue(t *testing.T) {
+	v := formsValues(strongPassword)
+	v.Set = map[string]string{"failRender": "true"}
+	_, err := renderForms(t, v, Redaction{Key: []byte("k")})
+	if err == nil {
+		t.Fatal("RenderRedacted succeeded; the chart fails with failRender")
+	}
+	for name, form := range chartserver.SecretFormsLeaks(strongPassword) {
+		if strings.Contains(err.Error(), form) {
+			t.Errorf("the error shows the password as %s: %v", name, err)
+		}
+	}
+	if !strings.Contains(err.Error(), "execution error at (secret-forms/templates/") || !strings.Contains(err.Error(), "refusing to render with password") {
+		t.Errorf("the error lost what it says about the template: %v", err)
+	}
+}
+
+func TestRenderRedacted_sensitiveDocumentLeavesAreSensitive(t *testing.T) {
+	v := Values{SensitiveDocuments: []string{"db:\n  password: " + `"` + strongPassword + `"` + "\napiToken: api-token-1234\n"}}
+	out, err := renderForms(t, v, Redaction{Key: []byte("k")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := joinManifests(out.Manifests)
+	for name, form := range chartserver.SecretFormsLeaks(strongPassword) {
+		if strings.Contains(all, form) {
+			t.Errorf("the manifests show a values_sensitive password as %s (%q)", name, form)
+		}
+	}
+}
+
+func TestRenderRedacted_structureThatDependsOnAValueIsRefused(t *testing.T) {
+	l := loadFixture(t, "secret-forms")
+	l.Chart.Templates = append(l.Chart.Templates, templateFile("templates/split.yaml", `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: split
+data:
+{{- range $i, $part := splitList "&" .Values.db.password }}
+  part{{ $i }}: {{ $part | quote }}
+{{- end }}
+`))
+	_, err := RenderRedacted(context.Background(), l, formsValues(strongPassword), RenderOptions{ReleaseName: "web", Namespace: "review-x"}, Redaction{Namespace: "review-x"})
+	// Round 1 turns & into a letter, so the number of parts changes: that round is dropped, and
+	// round 0 still redacts each part.
+	if err != nil {
+		t.Fatalf("RenderRedacted: %v", err)
+	}
+	l.Chart.Templates = append(l.Chart.Templates, templateFile("templates/cond.yaml", `{{ if hasPrefix "Tr0" .Values.db.password }}apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: only-for-this-password
+{{ end }}`))
+	_, err = RenderRedacted(context.Background(), l, formsValues(strongPassword), RenderOptions{ReleaseName: "web", Namespace: "review-x"}, Redaction{Namespace: "review-x"})
+	var structure *manifest.StructureError
+	if !errors.Is(err, ErrRedaction) || !errors.As(err, &structure) {
+		t.Fatalf("err = %v, want an ErrRedaction with a StructureError: an object exists only for this password", err)
+	}
+	if strings.Contains(err.Error(), "only-for-this-password") {
+		t.Errorf("the error names the object, whose name may be derived: %v", err)
+	}
+}
