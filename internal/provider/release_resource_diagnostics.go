@@ -2,12 +2,16 @@ package provider
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/drift"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 )
 
 // The release's diagnostics. Wording shared with the environment lives in diagnostics.go.
@@ -45,4 +49,73 @@ func valuesErrorPath(err error) path.Path {
 		return path.Root("values").AtListIndex(values.Index)
 	}
 	return path.Root(values.Attribute).AtMapKey(values.Key)
+}
+
+func planMismatchDiagnostic(id string, err error) diag.Diagnostic {
+	return diag.NewErrorDiagnostic("Chart Rendered Differently at Apply", fmt.Sprintf(
+		"Release %s was not applied: what Helm renders now is not what the plan showed, and nothing was changed in the cluster. This "+
+			"happens when an object that a template looks up changed since the plan, when the release changed since the plan, or when the "+
+			"template tests .Capabilities that differ from the plan's. Plan again. Secret values are shown as hashes.\n\n%v", id, err))
+}
+
+// applyDiagnostic explains a failed install or upgrade: what failed, what atomic did and what
+// to do next. Every message goes through the redactor.
+func applyDiagnostic(id string, creating bool, redactor *manifest.Redactor, err error) diag.Diagnostic {
+	summary := "Unable to Upgrade Release"
+	if creating {
+		summary = "Unable to Install Release"
+	}
+	var (
+		mismatch *helmrelease.PlanMismatchError
+		pending  *helmrelease.PendingError
+		changed  *helmrelease.ChangedError
+		op       *helmrelease.OperationError
+		failed   *helmrelease.FailedError
+		blocked  *helmrelease.BlockedError
+		timeout  *helmrelease.TimeoutError
+	)
+	switch {
+	case errors.As(err, &mismatch):
+		return planMismatchDiagnostic(id, mismatch)
+	case errors.As(err, &changed):
+		return diag.NewErrorDiagnostic("Release Changed During Apply", fmt.Sprintf(
+			"Release %s was not applied: another operation (helm, or another run) changed it after this apply read its history, and "+
+				"nothing was changed by this apply. Check `helm history`, then plan and apply again.\n\n%s", id, redactor.String(err.Error())))
+	case errors.As(err, &pending):
+		return diag.NewErrorDiagnostic("Release Operation In Progress", fmt.Sprintf(
+			"Release %s is %s at revision %d, left by another operation or by a run that was killed, and recover_pending is false. "+
+				"If nothing else is operating on it, set recover_pending = true (the default) or run `helm rollback`, then apply again.\n\n%s",
+			id, pending.Status, pending.Revision, redactor.String(err.Error())))
+	}
+	var what string
+	switch {
+	case errors.As(err, &failed):
+		what = "Objects of the release failed while it was waited for; the message names each object, Kubernetes' reason and its " +
+			"message (the pod's, the controller's, the admission's). Fix the image, command, configuration, quota or storage class and apply again."
+	case errors.As(err, &blocked):
+		what = fmt.Sprintf("Objects of the release stayed blocked longer than blocked_timeout (%s); the message names each object, "+
+			"Kubernetes' reason and its message. Fix the cause (resources, node selectors, the storage class, the readiness probe), or "+
+			"raise or unset blocked_timeout to wait for it, and apply again.", blocked.After)
+	case errors.As(err, &timeout):
+		what = "The release's objects were not ready within the timeout; the message says what was still pending and why, where " +
+			"Kubernetes says. Check the objects with kubectl describe, or raise timeout."
+	case errors.As(err, &op) && op.Cancelled:
+		what = "The operation was cancelled. The release was marked failed rather than left pending, so the next apply continues from there."
+	default:
+		what = "Helm reported the error below."
+	}
+	if errors.As(err, &op) && op.Undo != "" {
+		what += " Because atomic is set, the release was " + op.Undo + "."
+	}
+	return diag.NewErrorDiagnostic(summary, fmt.Sprintf("Applying release %s failed. %s\n\n%s", id, what, redactor.String(err.Error())))
+}
+
+func pendingWarning(id string, rel *release.Release, recoverPending bool) diag.Diagnostic {
+	next := "The next apply recovers it (recover_pending): a pending install is uninstalled and installed again, a pending upgrade or " +
+		"rollback is marked failed and upgraded."
+	if !recoverPending {
+		next = "recover_pending is false, so the next apply fails until someone runs `helm rollback` or sets recover_pending = true."
+	}
+	return diag.NewWarningDiagnostic("Release Left Pending", fmt.Sprintf(
+		"Release %s is %s at revision %d: an operation was interrupted or is still running. %s", id, rel.Info.Status, rel.Version, next))
 }

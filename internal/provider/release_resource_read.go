@@ -71,16 +71,6 @@ func (r *releaseResource) Read(ctx context.Context, req resource.ReadRequest, re
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
-func pendingWarning(id string, rel *release.Release, recoverPending bool) diag.Diagnostic {
-	next := "The next apply recovers it (recover_pending): a pending install is uninstalled and installed again, a pending upgrade or " +
-		"rollback is marked failed and upgraded."
-	if !recoverPending {
-		next = "recover_pending is false, so the next apply fails until someone runs `helm rollback` or sets recover_pending = true."
-	}
-	return diag.NewWarningDiagnostic("Release Left Pending", fmt.Sprintf(
-		"Release %s is %s at revision %d: an operation was interrupted or is still running. %s", id, rel.Info.Status, rel.Version, next))
-}
-
 // liveManifests returns the manifests of the release's live objects: for each object of the
 // current revision, the live values of the fields the chart sets; an object that no longer
 // exists is left out, so the plan shows it being added again. Hooks and CRDs, which Helm does
