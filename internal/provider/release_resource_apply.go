@@ -16,23 +16,14 @@ import (
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/kube"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
-	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/readiness"
 )
 
 // newHelmClient returns a Helm client whose debug messages and wait progress go to tflog,
 // with m's sensitive values redacted.
 func newHelmClient(ctx context.Context, clients *kube.Clients, m *releaseModel) *helmrelease.Client {
-	redactor := redactorFor(m)
-	id := m.releaseID()
-	return helmrelease.New(clients, helmrelease.Options{
-		Log: func(msg string) {
-			tflog.Debug(ctx, redactor.String(msg), map[string]any{"release": id})
-		},
-		Progress: func(summary string, objects []readiness.Progress) {
-			tflog.Info(ctx, "release "+id+": waiting: "+redactor.String(summary), map[string]any{"release": id, "pending": len(objects)})
-		},
-		BlockedTimeout: m.blockedTimeoutDuration(),
-	})
+	opts := newReleaseLog(ctx, m).helmOptions()
+	opts.BlockedTimeout = m.blockedTimeoutDuration()
+	return helmrelease.New(clients, opts)
 }
 
 func (r *releaseResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -41,7 +32,6 @@ func (r *releaseResource) Create(ctx context.Context, req resource.CreateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx = maskSensitive(ctx, &plan)
 	r.apply(ctx, &plan, true, resp.Private, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
@@ -56,7 +46,6 @@ func (r *releaseResource) Update(ctx context.Context, req resource.UpdateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx = maskSensitive(ctx, &plan)
 	if !needsUpgrade(&plan, &state) {
 		// Only settings changed; what runs in the cluster stays as it is.
 		plan.Revision, plan.Status = state.Revision, state.Status
@@ -192,7 +181,6 @@ func (r *releaseResource) Delete(ctx context.Context, req resource.DeleteRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx = maskSensitive(ctx, &state)
 	clients := r.data.clients(ctx, "uninstalling release "+state.releaseID(), &resp.Diagnostics)
 	if clients == nil {
 		return

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"encoding/base64"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -222,23 +221,6 @@ func redactorFor(m *releaseModel) *manifest.Redactor {
 	return manifest.NewRedactor(m.sensitiveValues())
 }
 
-// maskSensitive makes tflog hide the sensitive values of m, and their base64 forms, in every
-// message and field logged with the returned context.
-func maskSensitive(ctx context.Context, m *releaseModel) context.Context {
-	var masks []string
-	for _, v := range m.sensitiveValues() {
-		masks = append(masks, v)
-		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
-			masks = append(masks, enc.EncodeToString([]byte(v)))
-		}
-	}
-	if len(masks) == 0 {
-		return ctx
-	}
-	ctx = tflog.MaskMessageStrings(ctx, masks...)
-	return tflog.MaskAllFieldValuesStrings(ctx, masks...)
-}
-
 // unknownRenderInputs names the inputs of the rendering that are not known yet.
 func (m *releaseModel) unknownRenderInputs() []string {
 	var unknown []string
@@ -282,7 +264,6 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx = maskSensitive(ctx, &plan)
 	if !plan.Name.IsUnknown() && !plan.Namespace.IsUnknown() {
 		plan.ID = types.StringValue(plan.releaseID())
 	}

@@ -26,7 +26,6 @@ func (r *releaseResource) Read(ctx context.Context, req resource.ReadRequest, re
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ctx = maskSensitive(ctx, &state)
 	id := state.releaseID()
 	env := r.renderEnvironment(ctx, &state, true, &resp.Diagnostics)
 	if env == nil {
