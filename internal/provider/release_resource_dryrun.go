@@ -70,8 +70,15 @@ func (r *releaseResource) dryRunChanges(ctx context.Context, m, state *releaseMo
 	if nsErr == nil {
 		enforce = ns.Labels[podSecurityEnforceLabel]
 	}
+	definedHere := kindsDefinedByRelease(rendered)
 	var notChecked []string
 	for _, o := range outcomes {
+		var unknownKind *kube.UnknownKindError
+		if errors.As(o.err, &unknownKind) && definedHere[groupKind(unknownKind.APIVersion, unknownKind.Kind)] {
+			// The release's own CustomResourceDefinition defines it: the apply creates the
+			// definition before the objects, so the cluster not serving it yet is expected.
+			continue
+		}
 		if reason := addDryRunDiagnostic(m, o, enforce, diags); reason != "" {
 			notChecked = append(notChecked, reason)
 		}
@@ -116,6 +123,35 @@ func changedObjects(m, state *releaseModel, env *renderEnv, rendered *rendering)
 		out = append(out, changedObject{key: key, source: source, object: copied})
 	}
 	return out
+}
+
+// kindsDefinedByRelease returns the "<group>/<Kind>" of every CustomResourceDefinition the
+// release installs, from the chart's crds/ directories or its templates.
+func kindsDefinedByRelease(rendered *rendering) map[string]bool {
+	kinds := map[string]bool{}
+	for _, list := range [][]manifest.Object{rendered.rendered.CRDs, rendered.rendered.Objects} {
+		for _, obj := range list {
+			if kind, _ := obj["kind"].(string); kind != "CustomResourceDefinition" {
+				continue
+			}
+			spec, _ := obj["spec"].(map[string]any)
+			group, _ := spec["group"].(string)
+			names, _ := spec["names"].(map[string]any)
+			if kind, _ := names["kind"].(string); group != "" && kind != "" {
+				kinds[group+"/"+kind] = true
+			}
+		}
+	}
+	return kinds
+}
+
+// groupKind returns "<group>/<Kind>" of an apiVersion and kind.
+func groupKind(apiVersion, kind string) string {
+	group, _, found := strings.Cut(apiVersion, "/")
+	if !found {
+		group = ""
+	}
+	return group + "/" + kind
 }
 
 // clusterScoped keeps the objects that do not go into a namespace.
