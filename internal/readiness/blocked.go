@@ -91,7 +91,12 @@ func podFinding(pod *unstructured.Unstructured, events *eventIndex) (finding, bo
 // provisioner will ever act on the claim. A provisioner's failure (it retries), a provisioner
 // not yet seen working, or a claim waiting for its first consumer may clear.
 func claimFinding(namespace, uid, name string, events *eventIndex) (finding, bool) {
-	e, ok := events.latest(uid, namespace, "PersistentVolumeClaim", name, "ProvisioningFailed", "FailedBinding", "ExternalProvisioning", "WaitForFirstConsumer")
+	// The PV controller repeats its "waiting for the provisioner" events while a provisioner
+	// fails, so a failure, which says why, is looked for first, however recent the waiting is.
+	e, ok := events.latest(uid, namespace, "PersistentVolumeClaim", name, "ProvisioningFailed", "FailedBinding")
+	if !ok {
+		e, ok = events.latest(uid, namespace, "PersistentVolumeClaim", name, "ExternalProvisioning", "WaitForFirstConsumer")
+	}
 	if !ok {
 		return finding{}, false
 	}
