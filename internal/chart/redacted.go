@@ -97,8 +97,38 @@ func RenderRedacted(ctx context.Context, l *Loaded, v Values, o RenderOptions, r
 	return out, nil
 }
 
+// RedactStable redacts rendered, a rendering of l with values v made by RenderStable, as
+// RenderRedacted does: every scalar or key that comes out differently with substitutes for
+// the sensitive inputs is replaced by a marker. Every object is compared, those with
+// generated values too: a value kept from the last revision is then hidden where a fresh
+// draw differs from it, so a generated value that mixes in a sensitive one never shows.
+// Markers are unkeyed SHA-256 markers, as chart.Manifests writes for Secret values.
+func RedactStable(ctx context.Context, l *Loaded, v Values, o RenderOptions, rendered *Rendered, red Redaction) (*RedactedRendering, error) {
+	values, err := MergeValues(v)
+	if err != nil {
+		return nil, err
+	}
+	inputs := v.SensitiveInputs()
+	literal := append(slices.Clone(inputs), red.Sensitive...)
+	out := &RedactedRendering{Rendered: rendered, Values: values, Redactor: manifest.NewRedactor(literal), literal: literal}
+	if len(inputs) > 0 {
+		if out.Derived, err = findDerived(ctx, l, v, o, rendered, nil); err != nil {
+			return nil, err
+		}
+		out.Redactor = manifest.NewDerivedRedactor(literal, out.Derived)
+	}
+	if out.Manifests, err = out.manifests(rendered, red); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // findDerived renders with each round of substitutes and compares.
 func findDerived(ctx context.Context, l *Loaded, v Values, o RenderOptions, real, same *Rendered) (*manifest.Derived, error) {
+	var sameObjects []manifest.Object
+	if same != nil {
+		sameObjects = same.allObjects()
+	}
 	var alternates [][]manifest.Object
 	for round := range substitutionRounds {
 		values, err := mergeValues(v, round)
@@ -119,12 +149,12 @@ func findDerived(ctx context.Context, l *Loaded, v Values, o RenderOptions, real
 		}
 		// The second round also swaps punctuation, which a chart may refuse; the first suffices.
 	}
-	derived, err := manifest.FindDerived(real.allObjects(), same.allObjects(), alternates[0])
+	derived, err := manifest.FindDerived(real.allObjects(), sameObjects, alternates[0])
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrRedaction, err)
 	}
 	if len(alternates) > 1 {
-		if all, err := manifest.FindDerived(real.allObjects(), same.allObjects(), alternates...); err == nil {
+		if all, err := manifest.FindDerived(real.allObjects(), sameObjects, alternates...); err == nil {
 			derived = all
 		}
 	}

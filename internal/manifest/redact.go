@@ -111,6 +111,14 @@ func NewKeyedRedactor(sensitive []string, key []byte, derived *Derived) *Redacto
 	return r
 }
 
+// NewDerivedRedactor is NewKeyedRedactor without a key whose markers are the SHA-256 markers
+// NewRedactor writes: the redaction of what derived holds for a release without a key.
+func NewDerivedRedactor(sensitive []string, derived *Derived) *Redactor {
+	r := NewKeyedRedactor(sensitive, nil, derived)
+	r.plain = false
+	return r
+}
+
 // markerPattern matches the markers a Redactor writes, which the string scan leaves alone.
 var markerPattern = regexp.MustCompile(`^\(sensitive value( (hmac|sha256):[0-9a-f]{12})?\)( \(\d+\))?$`)
 
@@ -391,7 +399,9 @@ func (r *Redactor) withValues(extra []string) *Redactor {
 		return r
 	}
 	if r != nil && (r.derived != nil || r.plain) {
-		return NewKeyedRedactor(append(slices.Clone(known), extra...), r.key, r.derived)
+		out := NewKeyedRedactor(append(slices.Clone(known), extra...), r.key, r.derived)
+		out.plain = r.plain
+		return out
 	}
 	out := NewRedactor(append(slices.Clone(known), extra...))
 	if r != nil {

@@ -15,7 +15,6 @@ import (
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/gitlab"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/kube"
-	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 )
 
 // newHelmClient returns a Helm client whose debug messages and wait progress go to tflog,
@@ -100,7 +99,6 @@ func (r *releaseResource) apply(ctx context.Context, plan *releaseModel, creatin
 		return
 	}
 	namespace := plan.Namespace.ValueString()
-	sensitive := plan.sensitiveValues()
 	spec := helmrelease.Spec{
 		Name:           plan.Name.ValueString(),
 		Namespace:      namespace,
@@ -119,11 +117,7 @@ func (r *releaseResource) apply(ctx context.Context, plan *releaseModel, creatin
 			// Helm's stream holds the ordinary objects; hooks and CRDs come from the same
 			// rendering as the check above.
 			Manifests: func(stream string) (map[string]string, error) {
-				objs, err := manifest.SplitDocuments(stream)
-				if err != nil {
-					return nil, err
-				}
-				return chart.Manifests(&chart.Rendered{Objects: objs, Hooks: rendered.rendered.Hooks, CRDs: rendered.rendered.CRDs}, namespace, sensitive, env.isNamespaced)
+				return rendered.redacted.StreamManifests(stream, rendered.redaction)
 			},
 		},
 	}

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -109,11 +110,16 @@ func (r *releaseResource) nextApply(ctx context.Context, m *releaseModel, env *r
 
 // rendering is a chart rendered for a release, with its manifests.
 type rendering struct {
-	loaded    *chart.Loaded
-	values    map[string]any
+	loaded *chart.Loaded
+	values map[string]any
+	// inputs are the values as configured, for the redaction.
+	inputs    chart.Values
 	options   chart.RenderOptions
 	rendered  *chart.Rendered
 	manifests map[string]string
+	// redacted hides what the rendering derives from sensitive values, with redaction.
+	redacted  *chart.RedactedRendering
+	redaction chart.Redaction
 	// generated are the keys of the objects holding values the chart generated afresh.
 	generated []string
 }
@@ -147,6 +153,7 @@ func (r *releaseResource) load(ctx context.Context, m *releaseModel, diags *diag
 	if diags.HasError() {
 		return nil
 	}
+	out.inputs = values
 	if out.values, err = chart.MergeValues(values); err != nil {
 		diags.AddAttributeError(valuesErrorPath(err), "Invalid Values", fmt.Sprintf(
 			"The values of release %s could not be merged. Fix the YAML document or the --set path named below.\n\n%s", m.releaseID(), redactor.String(err.Error())))
@@ -160,7 +167,7 @@ func (r *releaseResource) load(ctx context.Context, m *releaseModel, diags *diag
 // lookup is answered from the release's namespace.
 func (r *releaseResource) renderLoaded(ctx context.Context, m *releaseModel, env *renderEnv, target helmrelease.Target, loaded *rendering, prior []chart.Document, diags *diag.Diagnostics) *rendering {
 	redactor := redactorFor(m)
-	out := &rendering{loaded: loaded.loaded, values: loaded.values}
+	out := &rendering{loaded: loaded.loaded, values: loaded.values, inputs: loaded.inputs}
 	out.options = chart.RenderOptions{
 		ReleaseName: m.Name.ValueString(), Namespace: m.Namespace.ValueString(),
 		KubeVersion: env.kubeVersion, APIVersions: env.apiVersions,
@@ -176,12 +183,27 @@ func (r *releaseResource) renderLoaded(ctx context.Context, m *releaseModel, env
 			out.loaded.Chart.Name(), out.loaded.Version, m.releaseID(), redactor.String(err.Error())))
 		return nil
 	}
-	if out.manifests, err = chart.Manifests(out.rendered, m.Namespace.ValueString(), m.sensitiveValues(), env.isNamespaced); err != nil {
+	redaction := chart.Redaction{Namespace: m.Namespace.ValueString(), IsNamespaced: env.isNamespaced}
+	if p := m.RepositoryPassword.ValueString(); p != "" {
+		redaction.Sensitive = []string{p}
+	}
+	redacted, err := chart.RedactStable(ctx, out.loaded, out.inputs, out.options, out.rendered, redaction)
+	switch {
+	case errors.Is(err, chart.ErrRedaction):
+		diags.AddAttributeError(path.Root("chart"), "Unable to Redact Chart", fmt.Sprintf(
+			"Chart %s %s cannot be shown for release %s without risking a sensitive value: the provider renders it again with each "+
+				"sensitive value replaced by another of the same length and characters to find what derives from it, and that failed. "+
+				"Make the objects and their structure depend only on non-sensitive values (a template may put a sensitive value into a "+
+				"field, not decide with it which objects or list items exist).\n\n%s",
+			out.loaded.Chart.Name(), out.loaded.Version, m.releaseID(), redactor.String(err.Error())))
+		return nil
+	case err != nil:
 		diags.AddAttributeError(path.Root("chart"), "Invalid Rendered Manifests", fmt.Sprintf(
 			"Chart %s %s rendered objects for release %s that cannot be applied. Fix the template that produces them.\n\n%s",
 			out.loaded.Chart.Name(), out.loaded.Version, m.releaseID(), redactor.String(err.Error())))
 		return nil
 	}
+	out.manifests, out.redacted, out.redaction = redacted.Manifests, redacted, redaction
 	out.generated = generatedKeys(out.rendered, m.Namespace.ValueString(), env.isNamespaced)
 	return out
 }

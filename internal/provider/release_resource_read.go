@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -106,7 +108,8 @@ func (r *releaseResource) liveManifests(ctx context.Context, env *renderEnv, sta
 	}
 	if err == nil {
 		var liveManifests map[string]string
-		if liveManifests, err = chart.Manifests(&chart.Rendered{Objects: projected}, namespace, sensitive, env.isNamespaced); err == nil {
+		live := liveRedactor(desired, state, sensitive, env.isNamespaced)
+		if liveManifests, err = chart.RedactedManifests(&chart.Rendered{Objects: projected}, namespace, live, env.isNamespaced); err == nil {
 			elems := make(map[string]attr.Value, len(liveManifests)+len(state.Manifests.Elements())+len(recordedExtras))
 			for k, v := range liveManifests {
 				elems[k] = types.StringValue(v)
@@ -158,4 +161,43 @@ func recordedHooksAndCRDs(rel *release.Release, namespace string, sensitive []st
 		return nil, nil
 	}
 	return chart.Manifests(&recorded, namespace, sensitive, isNamespaced)
+}
+
+// liveRedactor returns the redactor for the live objects of a release: it hides, besides the
+// sensitive values, every scalar the state's manifests show as a marker where what Helm
+// applied (desired) has a value, so that what the plan found derived from a sensitive value
+// stays hidden in the refreshed manifests. Without sensitive chart values, or when the state
+// cannot be compared, it hides the sensitive values alone.
+func liveRedactor(desired []manifest.Object, state *releaseModel, sensitive []string, isNamespaced func(apiVersion, kind string) bool) *manifest.Redactor {
+	plain := manifest.NewRedactor(sensitive)
+	if len(state.SetSensitive.Elements()) == 0 {
+		return plain
+	}
+	// Secrets are redacted whole anyway, and their values would be hidden in the others.
+	notSecrets := slices.DeleteFunc(slices.Clone(desired), func(obj manifest.Object) bool {
+		return obj["kind"] == "Secret" && obj["apiVersion"] == "v1"
+	})
+	applied, err := manifest.NewRedactor(nil).Manifests(notSecrets, state.Namespace.ValueString(), isNamespaced)
+	if err != nil {
+		return plain
+	}
+	recorded := state.Manifests.Elements()
+	var real, shown []manifest.Object
+	for _, key := range slices.Sorted(maps.Keys(applied)) {
+		s, ok := recorded[key].(types.String)
+		if !ok || s.IsNull() || s.IsUnknown() {
+			continue
+		}
+		a, errA := manifest.SplitDocuments(applied[key])
+		b, errB := manifest.SplitDocuments(s.ValueString())
+		if errA != nil || errB != nil || len(a) != 1 || len(b) != 1 {
+			return plain
+		}
+		real, shown = append(real, a[0]), append(shown, b[0])
+	}
+	derived, err := manifest.FindDerived(real, nil, shown)
+	if err != nil {
+		return plain
+	}
+	return manifest.NewDerivedRedactor(sensitive, derived)
 }

@@ -1,0 +1,96 @@
+package provider
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net/url"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chartserver"
+)
+
+// assertNoPasswordForm checks text as it is and with its whitespace collapsed, as Terraform
+// wraps diagnostics at spaces.
+func assertNoPasswordForm(t *testing.T, where, text string, passwords ...string) {
+	t.Helper()
+	text += "\n" + strings.Join(strings.Fields(text), " ")
+	for _, password := range passwords {
+		for name, form := range chartserver.SecretFormsLeaks(password) {
+			if i := strings.Index(text, form); i >= 0 {
+				t.Errorf("%s shows the password as %s (%q) near: %q", where, name, form, text[max(0, i-160):min(len(text), i+len(form)+40)])
+			}
+		}
+	}
+}
+
+func secretFormsConfig(namespace, password string) string {
+	return fmt.Sprintf(`
+provider "gitlabk8s" {}
+
+resource "gitlabk8s_release" "web" {
+  name      = "web"
+  namespace = %q
+  chart     = %q
+  set_sensitive = {
+    "db.password"    = %q
+    apiToken         = "tok-1234-abcd"
+    "admin.password" = "Adm1n&s3cret/pass"
+  }
+}
+`, namespace, chartserver.FixtureChart("secret-forms"), password)
+}
+
+// TestAccRelease_noFormOfASensitiveValueShows applies a chart that writes a strong password in
+// the ways public charts do (a DSN with urlquery, JSON, basic auth, upper, trunc, base64 twice,
+// checksum annotations, hooks, a whole config file base64-encoded) and checks that no form of
+// it shows in a plan, in `terraform show -json` of the plan and of the state outside sensitive
+// attributes, or in the apply's output, through a change of the password.
+func TestAccRelease_noFormOfASensitiveValueShows(t *testing.T) {
+	e := testAccRelease(t)
+	suffix := fmt.Sprintf("%08x", rand.Uint32())
+	password := `Tr0ub&dor 3/c+rr%ct#h@rse:` + suffix
+	changed := `N3w&pass w/rd+100%#` + suffix
+	cli := newTerraformCLI(t, suiteCLI(t))
+
+	cli.writeConfig(secretFormsConfig(e.namespace, password))
+	plan := cli.mustRun("plan", "-out=tfplan")
+	assertNoPasswordForm(t, "the first plan", plan, password)
+	for _, want := range []string{`"Deployment.apps/web-forms"`, `dsn: (sensitive value`, `checksum/password: (sensitive value`, `name: DATABASE_URL`, `"ConfigMap/web-forms-hook"`} {
+		if !strings.Contains(plan, want) {
+			t.Errorf("the first plan does not show %q:\n%s", want, plan)
+		}
+	}
+	planJSON, n := nonSensitiveValues(t, cli.mustRun("show", "-json", "tfplan"))
+	if n == 0 || !strings.Contains(planJSON, "dsn: (sensitive value") {
+		t.Fatalf("terraform show -json tfplan holds no manifests of the release: %s", planJSON)
+	}
+	assertNoPasswordForm(t, "terraform show -json tfplan", planJSON, password)
+	assertNoPasswordForm(t, "terraform apply", cli.mustRun("apply", "tfplan"), password)
+
+	cm, err := e.kube.CoreV1().ConfigMaps(e.namespace).Get(t.Context(), "web-forms", metav1.GetOptions{})
+	if want := "postgres://app:" + url.QueryEscape(password) + "@db/app"; err != nil || cm.Data["dsn"] != want {
+		t.Fatalf("ConfigMap web-forms dsn = %q (err %v), want %q: the password must reach the cluster", cm.Data["dsn"], err, want)
+	}
+	stateJSON, _ := nonSensitiveValues(t, cli.mustRun("show", "-json"))
+	assertNoPasswordForm(t, "terraform show -json (state)", stateJSON, password)
+	if out := cli.mustRun("plan", "-detailed-exitcode"); !strings.Contains(out, "No changes.") {
+		t.Errorf("the plan after the apply is not empty:\n%s", out)
+	}
+
+	// A changed password shows as changed markers, and no form of either password.
+	cli.writeConfig(secretFormsConfig(e.namespace, changed))
+	plan = cli.mustRun("plan", "-out=tfplan")
+	assertNoPasswordForm(t, "the plan of the changed password", plan, password, changed)
+	if !strings.Contains(plan, "dsn: (sensitive value sha256:") {
+		t.Errorf("the plan of a changed password does not show the changed dsn as a marker:\n%s", plan)
+	}
+	assertNoPasswordForm(t, "terraform apply of the changed password", cli.mustRun("apply", "tfplan"), password, changed)
+	stateJSON, _ = nonSensitiveValues(t, cli.mustRun("show", "-json"))
+	assertNoPasswordForm(t, "terraform show -json (state) after the change", stateJSON, password, changed)
+	if out := cli.mustRun("plan", "-detailed-exitcode"); !strings.Contains(out, "No changes.") {
+		t.Errorf("the plan after applying the changed password is not empty:\n%s", out)
+	}
+}
