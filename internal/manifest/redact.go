@@ -310,12 +310,12 @@ func (r *Redactor) replaceDerived(m map[string]any) {
 	for _, key := range renamed {
 		value := m[key]
 		delete(m, key)
-		newKey := r.marker([]byte(key))
+		newKey := r.derivedMarker([]byte(key))
 		for n := 2; ; n++ {
 			if _, taken := m[newKey]; !taken {
 				break
 			}
-			newKey = fmt.Sprintf("%s (%d)", r.marker([]byte(key)), n)
+			newKey = fmt.Sprintf("%s (%d)", r.derivedMarker([]byte(key)), n)
 		}
 		m[newKey] = value
 	}
@@ -331,7 +331,7 @@ func (r *Redactor) replaceDerivedValue(value any) any {
 		}
 	default:
 		if r.derived.has(v) {
-			return r.marker(plainBytes(v))
+			return r.derivedMarker(plainBytes(v))
 		}
 	}
 	return value
@@ -458,6 +458,16 @@ func (r *Redactor) marker(plain []byte) string {
 	mac := hmac.New(sha256.New, r.key)
 	mac.Write(plain)
 	return "(sensitive value hmac:" + hex.EncodeToString(mac.Sum(nil))[:secretHashLength] + ")"
+}
+
+// derivedMarker is the marker of a derived scalar: keyed as marker is, and without a key
+// "(sensitive value)" alone, as an unkeyed hash of a value derived from a password would let
+// anyone test guesses of the password against it.
+func (r *Redactor) derivedMarker(plain []byte) string {
+	if r == nil || len(r.key) == 0 {
+		return redactedMarker
+	}
+	return r.marker(plain)
 }
 
 // decodeSecretData decodes a value of a Secret's data. A value that is not

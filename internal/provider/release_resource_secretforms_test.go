@@ -80,12 +80,12 @@ func TestAccRelease_noFormOfASensitiveValueShows(t *testing.T) {
 		t.Errorf("the plan after the apply is not empty:\n%s", out)
 	}
 
-	// A changed password shows as changed markers, and no form of either password.
+	// A changed password shows as a changed Secret, and no form of either password.
 	cli.writeConfig(secretFormsConfig(e.namespace, changed))
 	plan = cli.mustRun("plan", "-out=tfplan")
 	assertNoPasswordForm(t, "the plan of the changed password", plan, password, changed)
-	if !strings.Contains(plan, "dsn: (sensitive value sha256:") {
-		t.Errorf("the plan of a changed password does not show the changed dsn as a marker:\n%s", plan)
+	if !strings.Contains(plan, "update in-place") || !strings.Contains(plan, `"Secret/web-forms"`) {
+		t.Errorf("the plan of a changed password does not show the Secret changing:\n%s", plan)
 	}
 	assertNoPasswordForm(t, "terraform apply of the changed password", cli.mustRun("apply", "tfplan"), password, changed)
 	stateJSON, _ = nonSensitiveValues(t, cli.mustRun("show", "-json"))
