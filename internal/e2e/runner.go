@@ -104,7 +104,7 @@ type RunningJob struct {
 	pipeline  *Pipeline
 	buildDir  string
 	cmd       *exec.Cmd
-	out       *syncBuffer
+	out       *SyncBuffer
 	done      chan struct{}
 	result    *JobResult
 	startedAt time.Time
@@ -171,7 +171,7 @@ func (p *Pipeline) Start(ctx context.Context, name string) (*RunningJob, error) 
 		return nil, fmt.Errorf("write the script of job %s: %w", name, err)
 	}
 	env := p.runner.environ(vars)
-	out := &syncBuffer{}
+	out := &SyncBuffer{}
 	cmd := exec.CommandContext(ctx, "bash", "--noprofile", "--norc", scriptPath)
 	cmd.Dir = projectDir
 	cmd.Env = env
@@ -549,22 +549,4 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	return out.Close()
-}
-
-// syncBuffer collects a process's output from both of its pipes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

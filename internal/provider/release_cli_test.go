@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -14,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/e2e"
 )
 
 // These helpers run the real terraform and tofu CLIs against a provider binary built from this
@@ -213,10 +214,10 @@ func (c *terraformCLI) mustRun(args ...string) string {
 }
 
 // start runs the CLI in the background; the output goes to the returned buffer.
-func (c *terraformCLI) start(args ...string) (*exec.Cmd, *lockedBuffer) {
+func (c *terraformCLI) start(args ...string) (*exec.Cmd, *e2e.SyncBuffer) {
 	c.t.Helper()
 	cmd := c.command(context.Background(), args...)
-	out := &lockedBuffer{}
+	out := &e2e.SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		c.t.Fatal(err)
@@ -253,22 +254,4 @@ func childPIDs(pid int) []int {
 		}
 	}
 	return out
-}
-
-// lockedBuffer is a bytes.Buffer safe for a process writing while a test reads.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -13,26 +12,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	"github.com/hashicorp/terraform-plugin-log/tflogtest"
 
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/e2e"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/readiness"
 )
-
-// syncBuffer is a bytes.Buffer several goroutines may write.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 func sensitiveReleaseModel(password string) *releaseModel {
 	return &releaseModel{
@@ -46,7 +28,7 @@ func sensitiveReleaseModel(password string) *releaseModel {
 // masking. Run with -race: this fails there when the release log goes through a masked context.
 func TestReleaseLog_helmLogsFromManyGoroutines(t *testing.T) {
 	const password = "p&ss w/rd+100%"
-	out := &syncBuffer{}
+	out := &e2e.SyncBuffer{}
 	ctx := tflogtest.RootLogger(context.Background(), out)
 	// The framework's request context carries fields, which masking rewrites on each call.
 	ctx = tflog.SetField(ctx, "tf_req_id", "1")

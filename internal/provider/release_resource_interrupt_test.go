@@ -9,6 +9,8 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/e2e"
 )
 
 // writeStuckChart writes a chart whose LoadBalancer Service (with stuck=true) names a load
@@ -59,7 +61,7 @@ resource "gitlabk8s_release" "app" {
 }
 
 // waitForRevision waits until Helm records want ("2:pending-upgrade") for the release app.
-func (e *releaseTestEnv) waitForRevision(t *testing.T, want string, output *lockedBuffer) {
+func (e *releaseTestEnv) waitForRevision(t *testing.T, want string, output *e2e.SyncBuffer) {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)
 	for !slices.Contains(e.helmRevisions(t, "app"), want) {
@@ -202,7 +204,7 @@ func cancelledApplyIsNotLeftPending(t *testing.T, bin cliBinary) {
 }
 
 // waitExit waits for terraform to exit after a signal; it must not take long.
-func waitExit(t *testing.T, cmd interface{ Wait() error }, out *lockedBuffer) {
+func waitExit(t *testing.T, cmd interface{ Wait() error }, out *e2e.SyncBuffer) {
 	t.Helper()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
