@@ -192,12 +192,9 @@ remove_environment() {
 tf() { "$TERRAFORM" -chdir="$1" "${@:2}" -no-color; }
 tf_init() { "$TERRAFORM" -chdir="$1" init -input=false -no-color >"$WORK/logs/init-$(basename "$1").log" 2>&1; }
 
-# write_release_config DIR ENVIRONMENT OBJECTS CRASHLOOP writes a configuration of one environment
-# and one release of the bench chart into it. The revision variable is the "one changed value".
-write_release_config() {
-  local dir="$1" environment="$2" objects="$3" crash_loop="$4"
-  mkdir -p "$dir"
-  cat >"$dir/main.tf" <<EOF
+# provider_block prints the required_providers and provider blocks every configuration here starts with.
+provider_block() {
+  cat <<EOF
 terraform {
   required_providers {
     gitlabk8s = {
@@ -211,6 +208,17 @@ provider "gitlabk8s" {
   config_path    = "$KUBECONFIG_FILE"
   config_context = "$KUBE_CONTEXT"
 }
+EOF
+}
+
+# write_release_config DIR ENVIRONMENT OBJECTS CRASHLOOP writes a configuration of one environment
+# and one release of the bench chart into it. The revision variable is the "one changed value".
+write_release_config() {
+  local dir="$1" environment="$2" objects="$3" crash_loop="$4"
+  mkdir -p "$dir"
+  {
+    provider_block
+    cat <<EOF
 
 variable "revision" {
   type    = string
@@ -243,6 +251,7 @@ output "namespace" {
   value = gitlabk8s_environment.bench.namespace
 }
 EOF
+  } >"$dir/main.tf"
   tf_init "$dir"
 }
 
@@ -254,21 +263,7 @@ tf_init "$floor_dir"
 # The provider configured but managing nothing: the floor plus starting and configuring it.
 provider_only_dir="$WORK/tf-provider-only"
 mkdir -p "$provider_only_dir"
-cat >"$provider_only_dir/main.tf" <<EOF
-terraform {
-  required_providers {
-    gitlabk8s = {
-      source  = "$provider_source"
-      version = "$provider_version"
-    }
-  }
-}
-
-provider "gitlabk8s" {
-  config_path    = "$KUBECONFIG_FILE"
-  config_context = "$KUBE_CONTEXT"
-}
-EOF
+provider_block >"$provider_only_dir/main.tf"
 tf_init "$provider_only_dir"
 
 # What any provider costs: scripts/bench/minimal, a terraform-plugin-framework provider with one
@@ -431,20 +426,9 @@ write_class_config() {
   [ -z "$quota" ] || quota_line="resource_quota = { pods = \"$quota\" }"
   [ -z "$blocked" ] || blocked_line="blocked_timeout = \"$blocked\""
   mkdir -p "$dir"
-  cat >"$dir/main.tf" <<TF
-terraform {
-  required_providers {
-    gitlabk8s = {
-      source  = "$provider_source"
-      version = "$provider_version"
-    }
-  }
-}
-
-provider "gitlabk8s" {
-  config_path    = "$KUBECONFIG_FILE"
-  config_context = "$KUBE_CONTEXT"
-}
+  {
+    provider_block
+    cat <<TF
 
 resource "gitlabk8s_environment" "bench" {
   name = "$environment"
@@ -461,6 +445,7 @@ resource "gitlabk8s_release" "bench" {
   $blocked_line
 }
 TF
+  } >"$dir/main.tf"
   tf_init "$dir"
 }
 
