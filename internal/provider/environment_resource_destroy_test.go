@@ -18,9 +18,7 @@ import (
 )
 
 func TestAccEnvironment_destroyWithoutDeleteRightKeepsEverything(t *testing.T) {
-	client := adminClient(t)
-	name, namespace := envTestNames(t, "cijob")
-	cleanupNamespace(t, client, namespace)
+	client, name, namespace := envTest(t, "cijob")
 	ctx := context.Background()
 	// The ci-job identity may create namespaces but not delete them, like a
 	// GitLab agent's CI job. It lacks rights on ResourceQuotas, so no quota.
@@ -76,9 +74,7 @@ resource "gitlabk8s_environment" "test" {
 }
 
 func TestAccEnvironment_destroyTimeoutNamesTheBlocker(t *testing.T) {
-	client := adminClient(t)
-	name, namespace := envTestNames(t, "stuck")
-	cleanupNamespace(t, client, namespace)
+	client, name, namespace := envTest(t, "stuck")
 	ctx := context.Background()
 	const finalizer = "gitlabk8s.test/hold"
 	config := fmt.Sprintf(`
@@ -195,9 +191,7 @@ resource "terraform_data" "quota" {
 }
 
 func TestAccEnvironment_createFailureIsResumedByTheNextApply(t *testing.T) {
-	client := adminClient(t)
-	name, namespace := envTestNames(t, "resume")
-	cleanupNamespace(t, client, namespace)
+	client, name, namespace := envTest(t, "resume")
 	config := func(context, quota string) string { return environmentAs(context, name, namespace, quota) }
 
 	resource.Test(t, resource.TestCase{
@@ -233,9 +227,7 @@ func TestAccEnvironment_createFailureIsResumedByTheNextApply(t *testing.T) {
 }
 
 func TestAccEnvironment_retainOnDestroyKeepsTheNamespace(t *testing.T) {
-	client := adminClient(t)
-	name, namespace := envTestNames(t, "retain")
-	cleanupNamespace(t, client, namespace)
+	client, name, namespace := envTest(t, "retain")
 	config := fmt.Sprintf(`
 resource "gitlabk8s_environment" "test" {
   name              = %q

@@ -17,9 +17,7 @@ import (
 // An import ID pinned to a UID adopts that very namespace and no other: one
 // deleted and created again under the same name since it was listed is refused.
 func TestAccEnvironment_importPinnedToUID(t *testing.T) {
-	client := adminClient(t)
-	name, namespace := envTestNames(t, "pinned")
-	cleanupNamespace(t, client, namespace)
+	client, name, namespace := envTest(t, "pinned")
 	ns, err := client.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -219,9 +219,7 @@ func TestAccEnvironment_renameReplacesTheNamespace(t *testing.T) {
 // in place: the new ones are applied, the binding names the new account, and
 // the old three are deleted.
 func TestAccEnvironment_renameServiceAccountDeletesTheOldOne(t *testing.T) {
-	client := adminClient(t)
-	name, namespace := envTestNames(t, "sa")
-	cleanupNamespace(t, client, namespace)
+	client, name, namespace := envTest(t, "sa")
 	ctx := context.Background()
 	const newAccount = "ci-deploy"
 	oldAccount := environment.DefaultServiceAccountName
@@ -376,9 +374,7 @@ func TestAccEnvironment_renameWithoutDeleteRightKeepsEverything(t *testing.T) {
 // ResourceQuotas) stops at that object and keeps the state as it was, so the
 // same change is planned again and nothing the environment had is lost.
 func TestAccEnvironment_updateRefusedByRBACKeepsTheState(t *testing.T) {
-	client := adminClient(t)
-	name, namespace := envTestNames(t, "refused")
-	cleanupNamespace(t, client, namespace)
+	client, name, namespace := envTest(t, "refused")
 	ctx := context.Background()
 	config := func(identity string, pods int) string {
 		return environmentAs(identity, name, namespace, fmt.Sprintf(`resource_quota = { pods = "%d" }`, pods))

@@ -38,6 +38,16 @@ func envTestNames(t *testing.T, role string) (name, namespace string) {
 	return "review/acc-" + suffix, "acc-env-" + role + "-" + suffix
 }
 
+// envTest gives a test its own environment name and namespace (envTestNames) and the admin
+// client, and deletes the namespace when the test ends.
+func envTest(t *testing.T, role string) (client kubernetes.Interface, name, namespace string) {
+	t.Helper()
+	client = adminClient(t)
+	name, namespace = envTestNames(t, role)
+	cleanupNamespace(t, client, namespace)
+	return client, name, namespace
+}
+
 func adminClient(t *testing.T) kubernetes.Interface {
 	t.Helper()
 	client, err := testAccCluster(t).Clientset("admin")
@@ -250,9 +260,7 @@ resource "gitlabk8s_environment" "test" {
 }
 
 func TestAccEnvironment_driftIsShownAndRepaired(t *testing.T) {
-	client := adminClient(t)
-	name, namespace := envTestNames(t, "drift")
-	cleanupNamespace(t, client, namespace)
+	client, name, namespace := envTest(t, "drift")
 	ctx := context.Background()
 
 	resource.Test(t, resource.TestCase{
@@ -367,9 +375,7 @@ resource "gitlabk8s_environment" "test" {
 func getErr[T any](_ T, err error) error { return err }
 
 func TestAccEnvironment_importLeftoverNamespaceThenDestroy(t *testing.T) {
-	client := adminClient(t)
-	name, namespace := envTestNames(t, "import")
-	cleanupNamespace(t, client, namespace)
+	client, name, namespace := envTest(t, "import")
 	ctx := context.Background()
 	config := fmt.Sprintf(`
 resource "gitlabk8s_environment" "test" {
@@ -414,9 +420,7 @@ resource "gitlabk8s_environment" "test" {
 }
 
 func TestAccEnvironment_importThenApplyAdopts(t *testing.T) {
-	client := adminClient(t)
-	name, namespace := envTestNames(t, "adopt")
-	cleanupNamespace(t, client, namespace)
+	client, name, namespace := envTest(t, "adopt")
 	ctx := context.Background()
 	config := fmt.Sprintf(`
 resource "gitlabk8s_environment" "test" {

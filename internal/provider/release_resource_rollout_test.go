@@ -143,9 +143,7 @@ func TestAccRelease_limitRangeRefusalFails(t *testing.T) {
 
 // The environment's own quota is the common case: a second replica does not fit.
 func TestAccRelease_environmentQuotaRefusalFails(t *testing.T) {
-	client := adminClient(t)
-	name, namespace := envTestNames(t, "quota")
-	cleanupNamespace(t, client, namespace)
+	_, name, namespace := envTest(t, "quota")
 	chartDir := chartserver.FixtureChart("rollout")
 	config := configEnvironment(name, namespace, 1) +
 		rolloutRelease(namespace, chartDir, "deployment:\n  replicas: 2\n  resources: {requests: {cpu: 100m}}", "  depends_on = [gitlabk8s_environment.test]")
