@@ -27,49 +27,125 @@ func checksApplied(namespace, set string) string {
 }
 
 // A change to a field that cannot change once set fails the plan, naming the object and the
-// field, instead of failing the apply after merge.
+// field and the way out (force_replace), instead of failing the apply after merge. With
+// force_replace the apply replaces each such object, and the next plan is empty.
 func TestAccRelease_dryRunRefusesImmutableChanges(t *testing.T) {
 	e := testAccRelease(t)
+	// An address of the local cluster's service range (10.96.0.0/16), away from the low ones it allocates.
+	clusterIP := fmt.Sprintf("10.96.%d.%d", 200+rand.IntN(50), 1+rand.IntN(250))
+	changed := fmt.Sprintf(`"workloads" = "true", "migrateCommand" = "migrate-again", "storageSize" = "2Gi", "selector" = "web-v2", "clusterIP" = %q`, clusterIP)
+	forced := strings.Replace(checksApplied(e.namespace, changed), "  wait ", "  force_replace = true\n  wait ", 1)
+	uids := map[string]types.UID{}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
-			{Config: checksApplied(e.namespace, `"workloads" = "true"`)},
+			{
+				Config: checksApplied(e.namespace, `"workloads" = "true"`),
+				Check:  func(*terraform.State) error { return checksObjectUIDs(e, uids) },
+			},
 			{
 				Config:      checksApplied(e.namespace, `"workloads" = "true", "migrateCommand" = "migrate-again"`),
 				PlanOnly:    true,
-				ExpectError: wrappedPattern(`(?s)Immutable Field Changed.*Job.batch/checks-migrate.*spec.template.*field is immutable`),
+				ExpectError: wrappedPattern(`(?s)Immutable Field Changed.*Job.batch/checks-migrate.*changes spec.template.*force_replace = true.*field is immutable`),
 			},
 			{
 				Config:      checksApplied(e.namespace, `"workloads" = "true", "storageSize" = "2Gi"`),
 				PlanOnly:    true,
-				ExpectError: wrappedPattern(`(?s)Immutable Field Changed.*StatefulSet.apps/checks-db.*spec.volumeClaimTemplates`),
+				ExpectError: wrappedPattern(`(?s)Immutable Field Changed.*StatefulSet.apps/checks-db.*changes spec.*force_replace = true.*spec.volumeClaimTemplates`),
 			},
 			{
-				Config:      checksApplied(e.namespace, `"selector" = "web-v2"`),
+				Config:      checksApplied(e.namespace, `"workloads" = "true", "selector" = "web-v2"`),
 				PlanOnly:    true,
 				ExpectError: wrappedPattern(`(?s)Immutable Field Changed.*Deployment.apps/checks \(from checks/templates/deployment.yaml\).*spec.selector.*force_replace`),
 			},
 			{
-				Config:      checksApplied(e.namespace, `"clusterIP" = "10.0.0.77"`),
+				Config:      checksApplied(e.namespace, fmt.Sprintf(`"workloads" = "true", "clusterIP" = %q`, clusterIP)),
 				PlanOnly:    true,
-				ExpectError: wrappedPattern(`(?s)Immutable Field Changed.*Service/checks.*spec.clusterIPs\[0\]`),
+				ExpectError: wrappedPattern(`(?s)Immutable Field Changed.*Service/checks.*changes spec.clusterIPs\[0\].*force_replace = true`),
 			},
 			{
-				// force_replace: the apply deletes the Deployment and Helm creates it with the new selector.
-				Config: strings.Replace(checksApplied(e.namespace, `"selector" = "web-v2"`), "  wait ", "  force_replace = true\n  wait ", 1),
+				// force_replace: the apply deletes the four objects and Helm creates them with the changes.
+				Config: forced,
 				Check: func(*terraform.State) error {
-					d, err := e.kube.AppsV1().Deployments(e.namespace).Get(context.Background(), "checks", metav1.GetOptions{})
-					if err != nil {
-						return err
-					}
-					if got := d.Spec.Selector.MatchLabels["app"]; got != "web-v2" {
-						return fmt.Errorf("selector app = %q, want web-v2", got)
-					}
-					return nil
+					return checksReplaced(e, uids, clusterIP)
 				},
+			},
+			{
+				// What was applied is what the chart renders: nothing left to change.
+				Config:   forced,
+				PlanOnly: true,
 			},
 		},
 	})
+}
+
+// checksObjectUIDs records the UIDs of the checks chart's Deployment, Service, Job and StatefulSet.
+func checksObjectUIDs(e *releaseTestEnv, uids map[string]types.UID) error {
+	ctx := context.Background()
+	d, err := e.kube.AppsV1().Deployments(e.namespace).Get(ctx, "checks", metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	s, err := e.kube.CoreV1().Services(e.namespace).Get(ctx, "checks", metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	j, err := e.kube.BatchV1().Jobs(e.namespace).Get(ctx, "checks-migrate", metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	ss, err := e.kube.AppsV1().StatefulSets(e.namespace).Get(ctx, "checks-db", metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	uids["Deployment"], uids["Service"], uids["Job"], uids["StatefulSet"] = d.UID, s.UID, j.UID, ss.UID
+	return nil
+}
+
+// checksReplaced checks that each object recorded in uids is a new one carrying the change.
+func checksReplaced(e *releaseTestEnv, uids map[string]types.UID, clusterIP string) error {
+	ctx := context.Background()
+	before := map[string]types.UID{}
+	for k, v := range uids {
+		before[k] = v
+	}
+	if err := checksObjectUIDs(e, uids); err != nil {
+		return err
+	}
+	for kind, uid := range before {
+		if uids[kind] == uid {
+			return fmt.Errorf("the %s was not replaced (same UID %s)", kind, uid)
+		}
+	}
+	d, err := e.kube.AppsV1().Deployments(e.namespace).Get(ctx, "checks", metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	if got := d.Spec.Selector.MatchLabels["app"]; got != "web-v2" {
+		return fmt.Errorf("selector app = %q, want web-v2", got)
+	}
+	s, err := e.kube.CoreV1().Services(e.namespace).Get(ctx, "checks", metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	if s.Spec.ClusterIP != clusterIP {
+		return fmt.Errorf("clusterIP = %q, want %s", s.Spec.ClusterIP, clusterIP)
+	}
+	j, err := e.kube.BatchV1().Jobs(e.namespace).Get(ctx, "checks-migrate", metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	if got := j.Spec.Template.Spec.Containers[0].Args; len(got) != 1 || got[0] != "migrate-again" {
+		return fmt.Errorf("job args = %q, want [migrate-again]", got)
+	}
+	ss, err := e.kube.AppsV1().StatefulSets(e.namespace).Get(ctx, "checks-db", metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	if got := ss.Spec.VolumeClaimTemplates[0].Spec.Resources.Requests.Storage().String(); got != "2Gi" {
+		return fmt.Errorf("volumeClaimTemplates storage = %s, want 2Gi", got)
+	}
+	return nil
 }
 
 // What admission refuses in the environment's namespace (ResourceQuota, Pod Security) fails
