@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -66,8 +68,10 @@ type DryRunResult struct {
 // DryRunApply applies obj by server-side apply as fieldManager with dryRun=All and
 // fieldValidation=Strict. The errors it returns are typed: *ForbiddenError when RBAC refuses
 // the request, *RefusedError when the API server or admission refuses the object,
-// *UnknownKindError when the cluster does not serve the object's kind, and an error for which
-// IsNamespaceNotFound is true when the object's namespace does not exist.
+// *UnknownKindError when the cluster does not serve the object's kind, *DryRunUnsupportedError
+// when an admission webhook that declares side effects keeps the API server from answering a
+// dry run, and an error for which IsNamespaceNotFound is true when the object's namespace does
+// not exist.
 func (d *DryRunner) DryRunApply(ctx context.Context, obj map[string]any, fieldManager string) (*DryRunResult, error) {
 	u := &unstructured.Unstructured{Object: obj}
 	gvk := u.GroupVersionKind()
@@ -115,7 +119,12 @@ func dryRunError(err error, mapping *meta.RESTMapping, u *unstructured.Unstructu
 	if !errors.As(err, &status) || apierrors.IsNotFound(err) || apierrors.IsUnauthorized(err) || apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) {
 		return fmt.Errorf("dry-run apply %s: %w", describe(u), err)
 	}
-	refused := &RefusedError{Reason: string(status.Status().Reason), Message: status.Status().Message, Err: err}
+	message := status.Status().Message
+	if webhook, ok := webhookNamed(message, webhookNoDryRun); ok && apierrors.IsBadRequest(err) {
+		return &DryRunUnsupportedError{Webhook: webhook, Err: err}
+	}
+	refused := &RefusedError{Reason: string(status.Status().Reason), Message: message, Err: err}
+	refused.Webhook, _ = webhookNamed(message, webhookDenied)
 	if details := status.Status().Details; details != nil {
 		for _, c := range details.Causes {
 			refused.Causes = append(refused.Causes, Cause{Field: c.Field, Message: c.Message, Immutable: isImmutableMessage(c.Message)})
@@ -135,7 +144,10 @@ type RefusedError struct {
 	Message string
 	// Causes are the fields refused, when the API server names them.
 	Causes []Cause
-	Err    error
+	// Webhook is the name of the admission webhook that refused the object; empty when the API
+	// server or an admission controller of its own refused it.
+	Webhook string
+	Err     error
 }
 
 // Cause is one field the API server refused.
@@ -179,6 +191,43 @@ func isImmutableMessage(msg string) bool {
 func isAuthorizationMessage(msg string) bool {
 	return strings.Contains(msg, " cannot ") && strings.Contains(msg, ` resource "`)
 }
+
+// The API server's wording for a webhook's refusal and for a dry run it could not send to a
+// webhook (k8s.io/apiserver's admission webhook errors).
+const (
+	webhookDenied   = "denied the request"
+	webhookNoDryRun = "does not support dry run"
+)
+
+var webhookMessage = regexp.MustCompile(`admission webhook ("(?:[^"\\]|\\.)*") (` + webhookDenied + `|` + webhookNoDryRun + `)`)
+
+// webhookNamed returns the webhook a message of the API server names as having done what.
+func webhookNamed(message, what string) (string, bool) {
+	for _, m := range webhookMessage.FindAllStringSubmatch(message, -1) {
+		if m[2] != what {
+			continue
+		}
+		if name, err := strconv.Unquote(m[1]); err == nil {
+			return name, true
+		}
+	}
+	return "", false
+}
+
+// DryRunUnsupportedError reports an object the API server could not dry-run because an
+// admission webhook that applies to it declares side effects (sideEffects Some or Unknown): the
+// API server never calls such a webhook on a dry run, and refuses the dry run instead. Nothing
+// is known about the object then; the apply is the first to ask.
+type DryRunUnsupportedError struct {
+	Webhook string
+	Err     error
+}
+
+func (e *DryRunUnsupportedError) Error() string {
+	return e.Err.Error()
+}
+
+func (e *DryRunUnsupportedError) Unwrap() error { return e.Err }
 
 // UnknownKindError reports an object whose kind the cluster does not serve (yet: a CRD the
 // same release installs).

@@ -6,6 +6,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -46,5 +47,20 @@ func TestDryRunError_tellsRBACFromAdmissionAndImmutableFields(t *testing.T) {
 		if !isImmutableMessage(msg) {
 			t.Errorf("isImmutableMessage(%q) = false", msg)
 		}
+	}
+
+	denied := &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: 403, Reason: metav1.StatusReasonForbidden,
+		Message: `admission webhook "deny.example.com" denied the request: images come from registry.example.com`}}
+	if err := dryRunError(denied, mapping, u); !errors.As(err, &refused) || refused.Webhook != "deny.example.com" {
+		t.Errorf("a webhook's refusal = %#v, want a RefusedError naming the webhook", err)
+	}
+	if err := dryRunError(quota, mapping, u); !errors.As(err, &refused) || refused.Webhook != "" {
+		t.Errorf("a quota refusal names webhook %q", refused.Webhook)
+	}
+
+	sideEffects := apierrors.NewBadRequest(`admission webhook "audit.example.com" does not support dry run`)
+	var unsupported *DryRunUnsupportedError
+	if err := dryRunError(sideEffects, mapping, u); !errors.As(err, &unsupported) || unsupported.Webhook != "audit.example.com" {
+		t.Errorf("a webhook with side effects = %#v, want a DryRunUnsupportedError naming it", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -72,11 +73,17 @@ func (r *releaseResource) dryRunChanges(ctx context.Context, m, state *releaseMo
 	}
 	definedHere := kindsDefinedByRelease(rendered)
 	var notChecked []string
+	sideEffects := map[string][]string{}
 	for _, o := range outcomes {
 		var unknownKind *kube.UnknownKindError
 		if errors.As(o.err, &unknownKind) && definedHere[groupKind(unknownKind.APIVersion, unknownKind.Kind)] {
 			// The release's own CustomResourceDefinition defines it: the apply creates the
 			// definition before the objects, so the cluster not serving it yet is expected.
+			continue
+		}
+		var unsupported *kube.DryRunUnsupportedError
+		if errors.As(o.err, &unsupported) {
+			sideEffects[unsupported.Webhook] = append(sideEffects[unsupported.Webhook], o.key)
 			continue
 		}
 		if reason := addDryRunDiagnostic(m, o, enforce, diags); reason != "" {
@@ -86,6 +93,32 @@ func (r *releaseResource) dryRunChanges(ctx context.Context, m, state *releaseMo
 	if len(notChecked) > 0 {
 		addDryRunSkipped(m, strings.Join(notChecked, "; "), diags)
 	}
+	addWebhooksNotCalled(m, sideEffects, diags)
+}
+
+// addWebhooksNotCalled says, once per release, which objects could not be dry-run because an
+// admission webhook that declares side effects applies to them: the API server calls such a
+// webhook only for real requests and answers a dry run with an error, so neither the webhook
+// nor anything else on the server checked them. That is no reason to fail the plan.
+func addWebhooksNotCalled(m *releaseModel, objectsByWebhook map[string][]string, diags *diag.Diagnostics) {
+	if len(objectsByWebhook) == 0 {
+		return
+	}
+	webhooks := make([]string, 0, len(objectsByWebhook))
+	for w := range objectsByWebhook {
+		webhooks = append(webhooks, w)
+	}
+	sort.Strings(webhooks)
+	lines := make([]string, 0, len(webhooks))
+	for _, w := range webhooks {
+		lines = append(lines, fmt.Sprintf("  %q: %s", w, strings.Join(objectsByWebhook[w], ", ")))
+	}
+	diags.AddWarning("Admission Webhooks Not Called by the Plan", fmt.Sprintf(
+		"Release %s: these admission webhooks declare side effects (sideEffects: Some or Unknown), and the API server never calls such a "+
+			"webhook on a dry run, so it refused to dry-run the objects they apply to. What these webhooks, immutable fields, quota and "+
+			"Pod Security refuse in these objects shows only when the apply runs. The webhooks' owners can declare sideEffects: None or "+
+			"NoneOnDryRun (kubectl get validatingwebhookconfigurations,mutatingwebhookconfigurations) so that plans check them.\n\n%s",
+		m.releaseID(), redactorFor(m).String(strings.Join(lines, "\n"))))
 }
 
 // changedObjects returns the release's objects (hooks and CRDs aside: Helm recreates hooks
@@ -211,6 +244,12 @@ func addDryRunDiagnostic(m *releaseModel, o dryRunOutcome, enforce string, diags
 				"exists. Delete the object and let the apply create it again (set force_replace = true on the release to have the apply do "+
 				"it), or give the object a new name. Deleting it interrupts what it runs.\n\n%s",
 			m.releaseID(), object, immutableFields(refused), redactor.String(refused.Message)))
+	case errors.As(o.err, &refused) && refused.Webhook != "":
+		diags.AddAttributeError(at, "Object Refused by an Admission Webhook", fmt.Sprintf(
+			"Release %s: admission webhook %q refused a server-side dry run of %s, so the apply would fail. Change the template or the "+
+				"values so the object meets the cluster's policy, or ask the webhook's owners to allow it (kubectl get "+
+				"validatingwebhookconfigurations,mutatingwebhookconfigurations names them). Nothing was written to the cluster.\n\n%s",
+			m.releaseID(), refused.Webhook, object, redactor.String(refused.Message)))
 	case errors.As(o.err, &refused):
 		diags.AddAttributeError(at, "Object Refused by the API Server", fmt.Sprintf(
 			"Release %s: a server-side dry run of %s was refused (%s), so the apply would fail. Fix the template or the values that "+

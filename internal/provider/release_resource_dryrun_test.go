@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apiresource "k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -261,23 +260,7 @@ func denyImagesFromElsewhere(t *testing.T, e *releaseTestEnv) {
 	t.Cleanup(func() {
 		_ = policies.ValidatingAdmissionPolicyBindings().Delete(context.Background(), name, metav1.DeleteOptions{})
 	})
-	probe := &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: "policy-probe"},
-		Spec: appsv1.DeploymentSpec{
-			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "probe"}},
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "probe"}},
-				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "probe", Image: "nginx"}}},
-			},
-		},
-	}
-	err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		_, err := e.kube.AppsV1().Deployments(e.namespace).Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
-		return err != nil, nil
-	})
-	if err != nil {
-		t.Fatalf("the admission policy was never enforced: %v", err)
-	}
+	waitForAdmission(t, e, "images come from registry.example.com")
 }
 
 // A release into a namespace the same plan creates (a new environment) plans: its namespaced

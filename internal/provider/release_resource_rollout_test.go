@@ -2,11 +2,7 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
-	"encoding/pem"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -190,42 +186,10 @@ func createStorageClass(t *testing.T, e *releaseTestEnv, name, failMessage strin
 // sees the pods of the test's namespace.
 func TestAccRelease_webhookDenialFails(t *testing.T) {
 	e := testAccRelease(t)
-	server := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var review admissionv1.AdmissionReview
-		if err := json.NewDecoder(r.Body).Decode(&review); err != nil || review.Request == nil {
-			http.Error(w, "not an AdmissionReview", http.StatusBadRequest)
-			return
-		}
-		review.Response = &admissionv1.AdmissionResponse{
-			UID:     review.Request.UID,
-			Allowed: false,
-			Result:  &metav1.Status{Message: "images of registry.example are not signed"},
-		}
-		review.Request = nil
-		_ = json.NewEncoder(w).Encode(review)
-	}))
-	t.Cleanup(server.Close)
-	caBundle := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: server.Certificate().Raw})
-	url := server.URL + "/validate"
-	none := admissionregistrationv1.SideEffectClassNone
-	webhook := &admissionregistrationv1.ValidatingWebhookConfiguration{
-		ObjectMeta: metav1.ObjectMeta{Name: e.namespace + "-deny"},
-		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
-			Name:                    "deny.gitlabk8s.test",
-			ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: &url, CABundle: caBundle},
-			Rules:                   []admissionregistrationv1.RuleWithOperations{{Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create}, Rule: admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"}}}},
-			NamespaceSelector:       &metav1.LabelSelector{MatchLabels: map[string]string{"kubernetes.io/metadata.name": e.namespace}},
-			SideEffects:             &none,
-			AdmissionReviewVersions: []string{"v1"},
-		}},
-	}
-	ctx := context.Background()
-	if _, err := e.kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Create(ctx, webhook, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = e.kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Delete(context.Background(), webhook.Name, metav1.DeleteOptions{})
+	hook := serveAdmissionWebhook(t, func(*admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {
+		return &admissionv1.AdmissionResponse{Allowed: false, Result: &metav1.Status{Message: "images of registry.example are not signed"}}
 	})
+	hook.register(t, e, "deny", admissionregistrationv1.SideEffectClassNone, admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"}})
 	runFailing(t, rolloutRelease(e.namespace, chartserver.FixtureChart("rollout"), "deployment: {replicas: 1}", ""),
-		"Unable to Install Release", "Deployment.apps/app: FailedCreate", `admission webhook "deny.gitlabk8s.test" denied the request: images of registry.example are not signed`)
+		"Unable to Install Release", "Deployment.apps/app: FailedCreate", `admission webhook "deny.`+e.namespace+`.gitlabk8s.test" denied the request: images of registry.example are not signed`)
 }
