@@ -4,6 +4,10 @@ import (
 	"context"
 	"fmt"
 	"testing"
+
+	helmchart "helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/chartutil"
+	helmengine "helm.sh/helm/v3/pkg/engine"
 )
 
 // benchmarkSizes are the object counts the generated fixture renders.
@@ -58,4 +62,80 @@ func loadFixtureB(b *testing.B, name string) *Loaded {
 		b.Fatal(err)
 	}
 	return loaded
+}
+
+// BenchmarkPlanRendering renders and redacts as a release's plan does (RenderStable, then
+// RedactStable) and reports how many times Helm's engine ran per plan: twice for the stable
+// rendering, and once per substitution round when there are sensitive values.
+func BenchmarkPlanRendering(b *testing.B) {
+	l := loadFixtureB(b, "generated")
+	o := RenderOptions{ReleaseName: "bench", Namespace: "review-x"}
+	for _, sensitive := range []bool{false, true} {
+		for _, n := range benchmarkSizes {
+			v := Values{Set: map[string]string{"count": fmt.Sprint(n)}}
+			if sensitive {
+				v.SetSensitive = map[string]string{"secretValue": "s3cret&value-of-the-bench"}
+			}
+			b.Run(fmt.Sprintf("sensitive=%t/objects=%d", sensitive, n), func(b *testing.B) {
+				b.ReportAllocs()
+				renders := countRenders(b)
+				plans := 0
+				for b.Loop() {
+					planRendering(b, l, v, o, n)
+					plans++
+				}
+				b.ReportMetric(float64(*renders)/float64(plans), "renders/op")
+			})
+		}
+	}
+}
+
+// planRendering is what a plan renders and redacts.
+func planRendering(b testing.TB, l *Loaded, v Values, o RenderOptions, objects int) {
+	values, err := MergeValues(v)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rendered, err := RenderStable(context.Background(), l, values, o, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	redacted, err := RedactStable(context.Background(), l, v, o, rendered, Redaction{Namespace: o.Namespace})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if len(redacted.Manifests) != objects {
+		b.Fatalf("%d manifests, want %d", len(redacted.Manifests), objects)
+	}
+}
+
+// countRenders counts the runs of Helm's engine until the benchmark ends.
+func countRenders(b testing.TB) *int {
+	b.Helper()
+	var renders int
+	engine := runEngine
+	runEngine = func(ch *helmchart.Chart, values chartutil.Values, lookup helmengine.ClientProvider) (map[string]string, error) {
+		renders++
+		return engine(ch, values, lookup)
+	}
+	b.Cleanup(func() { runEngine = engine })
+	return &renders
+}
+
+// A plan runs Helm's engine twice for the stable rendering and once per substitution round,
+// never more: the redaction compares with the stable rendering rather than rendering it again.
+func TestPlanRendering_rendersTwicePlusOncePerRound(t *testing.T) {
+	l := loadFixture(t, "generated")
+	o := RenderOptions{ReleaseName: "web", Namespace: "review-x"}
+	for sensitive, want := range map[bool]int{false: 2, true: 2 + substitutionRounds} {
+		v := Values{}
+		if sensitive {
+			v.SetSensitive = map[string]string{"secretValue": "s3cret&value"}
+		}
+		renders := countRenders(t)
+		planRendering(t, l, v, o, 10)
+		if *renders != want {
+			t.Errorf("with sensitive values %t: %d renderings, want %d", sensitive, *renders, want)
+		}
+	}
 }
