@@ -3,6 +3,8 @@ package provider
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,12 +15,19 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chartserver"
 )
 
 func (e *releaseTestEnv) fixtureRelease(name, fixture, body string) string {
+	return e.chartRelease(name, chartserver.FixtureChart(fixture), body)
+}
+
+// chartRelease is a gitlabk8s_release called name of the chart in chartDir, in the test's
+// namespace; body adds attributes.
+func (e *releaseTestEnv) chartRelease(name, chartDir, body string) string {
 	return fmt.Sprintf(`
 resource "gitlabk8s_release" %q {
   name      = %q
@@ -26,7 +35,36 @@ resource "gitlabk8s_release" %q {
   chart     = %q
 %s
 }
-`, name, name, e.namespace, chartserver.FixtureChart(fixture), body)
+`, name, name, e.namespace, chartDir, body)
+}
+
+// ownCRDChart writes the with-crds chart with its Widget kind in an API group of this test's
+// own, and returns its directory and the group. The cluster then does not serve the kind
+// before the release installs its definition, whatever earlier runs left (Helm keeps CRDs on
+// uninstall); the definition is deleted when the test ends.
+func (e *releaseTestEnv) ownCRDChart(t *testing.T) (dir, group string) {
+	t.Helper()
+	group = e.namespace + ".test.gitlabk8s.io"
+	fixture := chartserver.FixtureChart("with-crds")
+	files := map[string]string{}
+	for _, file := range []string{"Chart.yaml", "values.yaml", "crds/widgets.yaml", "templates/widget.yaml"} {
+		data, err := os.ReadFile(filepath.Join(fixture, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[file] = strings.ReplaceAll(string(data), "test.gitlabk8s.io", group)
+	}
+	if _, err := e.kube.Discovery().ServerResourcesForGroupVersion(group + "/v1"); err == nil {
+		t.Fatalf("the cluster already serves %s/v1, which this test's release must define", group)
+	}
+	crd := "widgets." + group
+	t.Cleanup(func() {
+		err := e.kube.RESTClient().Delete().AbsPath("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd).Do(context.Background()).Error()
+		if err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("delete CustomResourceDefinition %s: %v", crd, err)
+		}
+	})
+	return writeChart(t, "with-crds", files), group
 }
 
 // A chart that generates a value at random installs: the plan leaves the object holding it
@@ -121,13 +159,17 @@ func TestAccRelease_lookupIsAnsweredFromTheReleaseNamespace(t *testing.T) {
 	})
 }
 
-// Hooks run and are part of the plan; CRDs in crds/ are installed as Helm installs them.
+// Hooks run and are part of the plan; CRDs in crds/ are installed as Helm installs them. The
+// plan does not dry-run a custom resource whose definition the same release installs: the
+// cluster does not serve its kind yet (the group is this test's own), and the apply creates
+// the definition first.
 func TestAccRelease_hooksAndCRDs(t *testing.T) {
 	e := testAccRelease(t)
 	hooks := func(message string) string {
 		return e.fixtureRelease("hooked", "with-hooks", fmt.Sprintf(`  set = { message = %q }`, message))
 	}
-	crds := e.fixtureRelease("widgets", "with-crds", "")
+	crdChart, group := e.ownCRDChart(t)
+	crds := e.chartRelease("widgets", crdChart, "")
 	hookRevision := func(want string) resource.TestCheckFunc {
 		return func(*terraform.State) error {
 			cm, err := e.kube.CoreV1().ConfigMaps(e.namespace).Get(context.Background(), "hooked-installed", metav1.GetOptions{})
@@ -147,8 +189,8 @@ func TestAccRelease_hooksAndCRDs(t *testing.T) {
 				Config: hooks("ready") + crds,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectKnownValue("gitlabk8s_release.hooked", tfjsonpathManifest("Job.batch/hooked-migrate"), knownStringContaining("helm.sh/hook: pre-install,pre-upgrade")),
-					plancheck.ExpectKnownValue("gitlabk8s_release.widgets", tfjsonpathManifest("CustomResourceDefinition.apiextensions.k8s.io/widgets.test.gitlabk8s.io"), knownStringContaining("scope: Namespaced")),
-					plancheck.ExpectKnownValue("gitlabk8s_release.widgets", tfjsonpathManifest("Widget.test.gitlabk8s.io/widgets"), knownStringContaining("size: 3")),
+					plancheck.ExpectKnownValue("gitlabk8s_release.widgets", tfjsonpathManifest("CustomResourceDefinition.apiextensions.k8s.io/widgets."+group), knownStringContaining("scope: Namespaced")),
+					plancheck.ExpectKnownValue("gitlabk8s_release.widgets", tfjsonpathManifest("Widget."+group+"/widgets"), knownStringContaining("size: 3")),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("gitlabk8s_release.hooked", tfjsonpathManifest("ConfigMap/hooked-config"), knownStringContaining("message: ready")),
