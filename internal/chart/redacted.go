@@ -102,7 +102,8 @@ func RenderRedacted(ctx context.Context, l *Loaded, v Values, o RenderOptions, r
 // the sensitive inputs is replaced by a marker. Every object is compared, those with
 // generated values too: a value kept from the last revision is then hidden where a fresh
 // draw differs from it, so a generated value that mixes in a sensitive one never shows.
-// Markers are unkeyed SHA-256 markers, as chart.Manifests writes for Secret values.
+// Markers are HMACs keyed with red.Key, or "(sensitive value)" alone without a key (see
+// manifest.NewKeyedRedactor); red.Legacy is ignored: LegacyManifests gives that form.
 func RedactStable(ctx context.Context, l *Loaded, v Values, o RenderOptions, rendered *Rendered, red Redaction) (*RedactedRendering, error) {
 	values, err := MergeValues(v)
 	if err != nil {
@@ -110,13 +111,13 @@ func RedactStable(ctx context.Context, l *Loaded, v Values, o RenderOptions, ren
 	}
 	inputs := v.SensitiveInputs()
 	literal := append(slices.Clone(inputs), red.Sensitive...)
-	out := &RedactedRendering{Rendered: rendered, Values: values, Redactor: manifest.NewRedactor(literal), literal: literal}
+	out := &RedactedRendering{Rendered: rendered, Values: values, literal: literal}
 	if len(inputs) > 0 {
 		if out.Derived, err = findDerived(ctx, l, v, o, rendered, nil); err != nil {
 			return nil, err
 		}
-		out.Redactor = manifest.NewDerivedRedactor(literal, out.Derived)
 	}
+	out.Redactor = manifest.NewKeyedRedactor(literal, red.Key, out.Derived)
 	if out.Manifests, err = out.manifests(rendered, red); err != nil {
 		return nil, err
 	}
@@ -208,6 +209,13 @@ func (out *RedactedRendering) manifests(r *Rendered, red Redaction) (map[string]
 // hash for an empty key).
 func (out *RedactedRendering) ManifestsWithKey(key []byte, red Redaction) (map[string]string, error) {
 	return RedactedManifests(out.Rendered, red.Namespace, manifest.NewKeyedRedactor(out.literal, key, out.Derived), red.IsNamespaced)
+}
+
+// LegacyManifests returns the manifests as states written before keys existed hold them:
+// Secret values as unkeyed SHA-256 markers, derived scalars as "(sensitive value)". Only to
+// tell whether such a state is unchanged, never to show.
+func (out *RedactedRendering) LegacyManifests(red Redaction) (map[string]string, error) {
+	return RedactedManifests(out.Rendered, red.Namespace, manifest.NewDerivedRedactor(out.literal, out.Derived), red.IsNamespaced)
 }
 
 // ObjectDigests returns a keyed digest of each unredacted object by its key in Manifests (see

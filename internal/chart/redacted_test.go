@@ -145,3 +145,57 @@ metadata:
 		t.Errorf("the error names the object, whose name may be derived: %v", err)
 	}
 }
+
+// TestRedactStable_markersAreKeyed checks the markers of the plan's path: HMACs with the
+// release's key, none without a key, and the unkeyed SHA-256 Secret markers only in
+// LegacyManifests, the form of states written before keys existed.
+func TestRedactStable_markersAreKeyed(t *testing.T) {
+	l := loadFixture(t, "secret-forms")
+	o := RenderOptions{ReleaseName: "web", Namespace: "review-x"}
+	redact := func(password string, key []byte) *RedactedRendering {
+		t.Helper()
+		v := formsValues(password)
+		values, err := MergeValues(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rendered, err := RenderStable(context.Background(), l, values, o, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := RedactStable(context.Background(), l, v, o, rendered, Redaction{Namespace: "review-x", Key: key})
+		if err != nil {
+			t.Fatalf("RedactStable: %v", err)
+		}
+		return out
+	}
+	key, other := []byte("key-one-0123456789abcdef01234567"), []byte("key-two-0123456789abcdef01234567")
+	a, again, changed, otherKey := redact(strongPassword, key), redact(strongPassword, key), redact(strongPassword+"!", key), redact(strongPassword, other)
+	secret := a.Manifests["Secret/web-forms"]
+	if !strings.Contains(secret, "admin-password: (sensitive value hmac:") || !strings.Contains(a.Manifests["ConfigMap/web-forms"], "dsn: (sensitive value hmac:") {
+		t.Fatalf("the manifests do not show keyed markers:\n%s", joinManifests(a.Manifests))
+	}
+	if strings.Contains(joinManifests(a.Manifests), "sha256:") {
+		t.Errorf("a keyed rendering shows an unkeyed marker:\n%s", joinManifests(a.Manifests))
+	}
+	if joinManifests(a.Manifests) != joinManifests(again.Manifests) {
+		t.Error("the same values and key give different manifests")
+	}
+	if a.Manifests["ConfigMap/web-forms"] == changed.Manifests["ConfigMap/web-forms"] || secret == changed.Manifests["Secret/web-forms"] {
+		t.Error("a changed password does not change the markers")
+	}
+	if secret == otherKey.Manifests["Secret/web-forms"] {
+		t.Error("another key gives the same markers")
+	}
+	plain := redact(strongPassword, nil)
+	if all := joinManifests(plain.Manifests); strings.Contains(all, "hmac:") || strings.Contains(all, "sha256:") {
+		t.Errorf("without a key the markers carry a hash:\n%s", all)
+	}
+	legacy, err := a.LegacyManifests(Redaction{Namespace: "review-x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(legacy["Secret/web-forms"], "admin-password: (sensitive value sha256:") || !strings.Contains(legacy["ConfigMap/web-forms"], "dsn: (sensitive value)") {
+		t.Errorf("LegacyManifests is not the form of states written before keys existed:\n%s", joinManifests(legacy))
+	}
+}

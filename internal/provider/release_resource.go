@@ -189,7 +189,7 @@ func (r *releaseResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 				Sensitive:   true,
 				ElementType: types.StringType,
 				MarkdownDescription: "Sensitive values by Helm path, applied last, always as strings (`helm --set-string`). Each value is " +
-					"replaced by `(sensitive value)` wherever it lands in a rendered object (a Secret, a ConfigMap, an environment variable, " +
+					"replaced by a marker wherever it lands in a rendered object (a Secret, a ConfigMap, an environment variable, " +
 					"an annotation), in `manifests`, in diagnostics and in the provider's logs.",
 			},
 			"atomic": schema.BoolAttribute{
@@ -294,8 +294,9 @@ func (r *releaseResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 					"sorted, nothing the server sets), keyed `<Kind>[.<group>]/[<namespace>/]<name>` (the namespace only when it is not " +
 					"the release's), e.g. `Deployment.apps/web`, `ConfigMap/web-config`. CRDs from the chart's `crds/` and hooks are " +
 					"included; hooks keep their `helm.sh/hook` annotations; test hooks, which only `helm test` runs, are not. An object holding a " +
-					"value the chart generates for the first time (`randAlphaNum`, `uuidv4`, `genCA`) is unknown until the apply. Secret `data` and `stringData` values read " +
-					"`(sensitive value sha256:<12 hex>)` and `set_sensitive` values `(sensitive value)`. On refresh it holds the live " +
+					"value the chart generates for the first time (`randAlphaNum`, `uuidv4`, `genCA`) is unknown until the apply. Secret `data` and `stringData` values, `set_sensitive` " +
+					"values and what the chart derives from them read `(sensitive value hmac:<12 hex>)`, an HMAC keyed per release (see " +
+					"\"Change markers\"), or `(sensitive value)` in the first plan of a release. On refresh it holds the live " +
 					"values of the fields the chart sets, so a change made with kubectl or a deleted object shows in the next plan.",
 			},
 			"revision": schema.Int64Attribute{

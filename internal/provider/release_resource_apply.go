@@ -15,6 +15,7 @@ import (
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/gitlab"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/kube"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 )
 
 // newHelmClient returns a Helm client whose debug messages and wait progress go to tflog,
@@ -31,7 +32,7 @@ func (r *releaseResource) Create(ctx context.Context, req resource.CreateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.apply(ctx, &plan, true, resp.Private, &resp.Diagnostics)
+	r.apply(ctx, &plan, nil, manifest.Redaction{}, resp.Private, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -51,7 +52,7 @@ func (r *releaseResource) Update(ctx context.Context, req resource.UpdateRequest
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		return
 	}
-	r.apply(ctx, &plan, false, resp.Private, &resp.Diagnostics)
+	r.apply(ctx, &plan, &state, readRedaction(ctx, req.Private), resp.Private, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -60,11 +61,13 @@ func (r *releaseResource) Update(ctx context.Context, req resource.UpdateRequest
 
 // apply installs or upgrades the release to what plan shows, and records the revision,
 // status and the manifests the plan left unknown in plan, and in private what the next plan
-// takes generated values from. Helm is handed the chart frozen to the rendering checked
+// takes generated values from and redacts with. state is nil when creating; rec is what the
+// release keeps for its redaction, the plan's markers' key among it. Helm is handed the chart frozen to the rendering checked
 // against the plan (chart.Freeze), so what it applies is that rendering, whatever the
 // templates draw at random or look up.
-func (r *releaseResource) apply(ctx context.Context, plan *releaseModel, creating bool, private privateSetter, diags *diag.Diagnostics) {
+func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, rec manifest.Redaction, private privateSetter, diags *diag.Diagnostics) {
 	id := plan.releaseID()
+	creating := state == nil
 	redactor := redactorFor(plan)
 	env := r.renderEnvironment(ctx, plan, true, diags)
 	if env == nil {
@@ -83,10 +86,13 @@ func (r *releaseResource) apply(ctx context.Context, plan *releaseModel, creatin
 	}
 	target := next.Target
 
-	rendered := r.render(ctx, plan, env, target, priorDocuments(ctx, env, plan, nil), diags)
+	rendered := r.render(ctx, plan, env, target, rec.Key, priorDocuments(ctx, env, plan, nil), diags)
 	if rendered == nil {
 		return
 	}
+	// Helm's stream is compared with the rendering as it is; the plan, with what the plan showed.
+	streamPlanned := rendered.manifests
+	rendered.keepUnchanged(state, rec)
 	if err := checkPlanned(plan.Manifests, rendered.manifests); err != nil {
 		diags.Append(planMismatchDiagnostic(id, err))
 		return
@@ -113,7 +119,7 @@ func (r *releaseResource) apply(ctx context.Context, plan *releaseModel, creatin
 		Labels:         gitlab.LedgerLabels(r.ci()),
 		RecoverPending: plan.RecoverPending.ValueBool(),
 		PostRenderer: &helmrelease.PlanCheck{
-			Planned: planned,
+			Planned: streamPlanned,
 			// Helm's stream holds the ordinary objects; hooks and CRDs come from the same
 			// rendering as the check above.
 			Manifests: func(stream string) (map[string]string, error) {
@@ -150,6 +156,7 @@ func (r *releaseResource) apply(ctx context.Context, plan *releaseModel, creatin
 		plan.Manifests = manifests
 	}
 	diags.Append(keepGenerated(ctx, private, rendered.rendered)...)
+	diags.Append(recordApplied(ctx, private, rec, rendered)...)
 	tflog.Info(ctx, "applied release "+id, map[string]any{"release": id, "revision": out.Release.Version})
 }
 

@@ -120,17 +120,20 @@ type rendering struct {
 	// redacted hides what the rendering derives from sensitive values, with redaction.
 	redacted  *chart.RedactedRendering
 	redaction chart.Redaction
+	// key keys the markers (see redactionPrivateKey); nil before the release has one.
+	key []byte
 	// generated are the keys of the objects holding values the chart generated afresh.
 	generated []string
 }
 
 // render loads the chart, merges the values and renders the release's manifests. Errors
 // become diagnostics on the attribute they concern.
-func (r *releaseResource) render(ctx context.Context, m *releaseModel, env *renderEnv, target helmrelease.Target, prior []chart.Document, diags *diag.Diagnostics) *rendering {
+func (r *releaseResource) render(ctx context.Context, m *releaseModel, env *renderEnv, target helmrelease.Target, key []byte, prior []chart.Document, diags *diag.Diagnostics) *rendering {
 	loaded := r.load(ctx, m, diags)
 	if loaded == nil {
 		return nil
 	}
+	loaded.key = key
 	return r.renderLoaded(ctx, m, env, target, loaded, prior, diags)
 }
 
@@ -167,7 +170,7 @@ func (r *releaseResource) load(ctx context.Context, m *releaseModel, diags *diag
 // lookup is answered from the release's namespace.
 func (r *releaseResource) renderLoaded(ctx context.Context, m *releaseModel, env *renderEnv, target helmrelease.Target, loaded *rendering, prior []chart.Document, diags *diag.Diagnostics) *rendering {
 	redactor := redactorFor(m)
-	out := &rendering{loaded: loaded.loaded, values: loaded.values, inputs: loaded.inputs}
+	out := &rendering{loaded: loaded.loaded, values: loaded.values, inputs: loaded.inputs, key: loaded.key}
 	out.options = chart.RenderOptions{
 		ReleaseName: m.Name.ValueString(), Namespace: m.Namespace.ValueString(),
 		KubeVersion: env.kubeVersion, APIVersions: env.apiVersions,
@@ -183,7 +186,7 @@ func (r *releaseResource) renderLoaded(ctx context.Context, m *releaseModel, env
 			out.loaded.Chart.Name(), out.loaded.Version, m.releaseID(), redactor.String(err.Error())))
 		return nil
 	}
-	redaction := chart.Redaction{Namespace: m.Namespace.ValueString(), IsNamespaced: env.isNamespaced}
+	redaction := chart.Redaction{Namespace: m.Namespace.ValueString(), IsNamespaced: env.isNamespaced, Key: out.key}
 	if p := m.RepositoryPassword.ValueString(); p != "" {
 		redaction.Sensitive = []string{p}
 	}
@@ -313,6 +316,8 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if loaded == nil {
 		return
 	}
+	rec := readRedaction(ctx, req.Private)
+	loaded.key = rec.Key
 	prior := priorDocuments(ctx, env, &plan, req.Private)
 	if state != nil && state.Status.ValueString() == string(release.StatusDeployed) && state.Revision.ValueInt64() > 0 {
 		// Compare with what the current revision renders: objects that use .Release.Revision or
@@ -323,7 +328,8 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		if same == nil {
 			return
 		}
-		unchanged := sameManifests(same.manifests, state.Manifests) || r.onlyIgnoredDiffer(ctx, env, &plan, state, same.manifests)
+		same.keepUnchanged(state, rec)
+		unchanged := sameManifests(same.manifests, state.Manifests) || r.onlyIgnoredDiffer(ctx, env, &plan, state, rec.Key, same.manifests)
 		if unchanged && same.loaded.Version == state.ChartVersion.ValueString() {
 			plan.Manifests, plan.Revision, plan.Status = state.Manifests, state.Revision, state.Status
 			plan.ChartVersion = types.StringValue(same.loaded.Version)
@@ -340,6 +346,7 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if first == nil {
 		return
 	}
+	first.keepUnchanged(state, rec)
 	if r.checkRendering(ctx, &plan, state, env, first, &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
@@ -364,7 +371,7 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 // the plan's ignore_differences ignore: the live objects are read again with the plan's rules
 // (the state's were refreshed with the state's, and not at all with -refresh=false), so a rule
 // takes effect in the plan that adds it, and a difference it ignores never upgrades the release.
-func (r *releaseResource) onlyIgnoredDiffer(ctx context.Context, env *renderEnv, plan, state *releaseModel, rendered map[string]string) bool {
+func (r *releaseResource) onlyIgnoredDiffer(ctx context.Context, env *renderEnv, plan, state *releaseModel, key []byte, rendered map[string]string) bool {
 	if env.client == nil || (plan.IgnoreDifferences.Equal(state.IgnoreDifferences) && len(plan.ignoreRules(ctx)) == 0) {
 		return false
 	}
@@ -375,7 +382,7 @@ func (r *releaseResource) onlyIgnoredDiffer(ctx context.Context, env *renderEnv,
 	withRules := *state
 	withRules.IgnoreDifferences = plan.IgnoreDifferences
 	var diags diag.Diagnostics
-	refreshed := r.liveManifests(ctx, env, &withRules, rel, &diags)
+	refreshed := r.liveManifests(ctx, env, &withRules, rel, key, &diags)
 	return !diags.HasError() && sameManifests(rendered, refreshed)
 }
 

@@ -64,7 +64,17 @@ func (r *releaseResource) Read(ctx context.Context, req resource.ReadRequest, re
 	if rel.Info.Status.IsPending() {
 		resp.Diagnostics.Append(pendingWarning(id, rel, state.RecoverPending.ValueBool()))
 	}
-	manifests := r.liveManifests(ctx, env, &state, rel, &resp.Diagnostics)
+	// A release without a key (imported, or written before keys existed) gets one now; its
+	// objects' manifests are written anew with it below.
+	rec := readRedaction(ctx, req.Private)
+	if rec.Key == nil {
+		var ok bool
+		if rec, ok = withKey(rec, &resp.Diagnostics); !ok {
+			return
+		}
+		resp.Diagnostics.Append(writeRedaction(ctx, resp.Private, rec)...)
+	}
+	manifests := r.liveManifests(ctx, env, &state, rel, rec.Key, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -76,7 +86,7 @@ func (r *releaseResource) Read(ctx context.Context, req resource.ReadRequest, re
 // current revision, the live values of the fields the chart sets; an object that no longer
 // exists is left out, so the plan shows it being added again. Hooks and CRDs, which Helm does
 // not keep up to date, keep the manifests of the state.
-func (r *releaseResource) liveManifests(ctx context.Context, env *renderEnv, state *releaseModel, rel *release.Release, diags *diag.Diagnostics) types.Map {
+func (r *releaseResource) liveManifests(ctx context.Context, env *renderEnv, state *releaseModel, rel *release.Release, key []byte, diags *diag.Diagnostics) types.Map {
 	id := state.releaseID()
 	namespace := state.Namespace.ValueString()
 	redactor := redactorFor(state)
@@ -104,11 +114,11 @@ func (r *releaseResource) liveManifests(ctx context.Context, env *renderEnv, sta
 	if err == nil && len(state.Manifests.Elements()) == 0 {
 		// Imported: no earlier plan recorded the release's hooks and CRDs, so take them as Helm
 		// recorded them; otherwise the first plan would add them and upgrade for nothing.
-		recordedExtras, err = recordedHooksAndCRDs(rel, namespace, sensitive, env.isNamespaced)
+		recordedExtras, err = recordedHooksAndCRDs(rel, namespace, manifest.NewKeyedRedactor(sensitive, key, nil), env.isNamespaced)
 	}
 	if err == nil {
 		var liveManifests map[string]string
-		live := liveRedactor(desired, state, sensitive, env.isNamespaced)
+		live := liveRedactor(desired, state, sensitive, key, env.isNamespaced)
 		if liveManifests, err = chart.RedactedManifests(&chart.Rendered{Objects: projected}, namespace, live, env.isNamespaced); err == nil {
 			elems := make(map[string]attr.Value, len(liveManifests)+len(state.Manifests.Elements())+len(recordedExtras))
 			for k, v := range liveManifests {
@@ -136,7 +146,7 @@ func (r *releaseResource) liveManifests(ctx context.Context, env *renderEnv, sta
 
 // recordedHooksAndCRDs returns the manifests of the release's hooks and of its chart's CRDs as
 // Helm recorded them for the release's last revision.
-func recordedHooksAndCRDs(rel *release.Release, namespace string, sensitive []string, isNamespaced func(apiVersion, kind string) bool) (map[string]string, error) {
+func recordedHooksAndCRDs(rel *release.Release, namespace string, redactor *manifest.Redactor, isNamespaced func(apiVersion, kind string) bool) (map[string]string, error) {
 	var recorded chart.Rendered
 	for _, h := range rel.Hooks {
 		if chart.IsTestHook(h) {
@@ -160,16 +170,16 @@ func recordedHooksAndCRDs(rel *release.Release, namespace string, sensitive []st
 	if len(recorded.Hooks)+len(recorded.CRDs) == 0 {
 		return nil, nil
 	}
-	return chart.Manifests(&recorded, namespace, sensitive, isNamespaced)
+	return chart.RedactedManifests(&recorded, namespace, redactor, isNamespaced)
 }
 
 // liveRedactor returns the redactor for the live objects of a release: it hides, besides the
 // sensitive values, every scalar the state's manifests show as a marker where what Helm
 // applied (desired) has a value, so that what the plan found derived from a sensitive value
 // stays hidden in the refreshed manifests. Without sensitive chart values, or when the state
-// cannot be compared, it hides the sensitive values alone.
-func liveRedactor(desired []manifest.Object, state *releaseModel, sensitive []string, isNamespaced func(apiVersion, kind string) bool) *manifest.Redactor {
-	plain := manifest.NewRedactor(sensitive)
+// cannot be compared, it hides the sensitive values alone. Markers are keyed with key.
+func liveRedactor(desired []manifest.Object, state *releaseModel, sensitive []string, key []byte, isNamespaced func(apiVersion, kind string) bool) *manifest.Redactor {
+	plain := manifest.NewKeyedRedactor(sensitive, key, nil)
 	if len(state.SetSensitive.Elements()) == 0 {
 		return plain
 	}
@@ -199,5 +209,5 @@ func liveRedactor(desired []manifest.Object, state *releaseModel, sensitive []st
 	if err != nil {
 		return plain
 	}
-	return manifest.NewDerivedRedactor(sensitive, derived)
+	return manifest.NewKeyedRedactor(sensitive, key, derived)
 }

@@ -1,0 +1,116 @@
+package manifest
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"regexp"
+)
+
+// RedactionKeyLength is the length in bytes of a release's redaction key.
+const RedactionKeyLength = 32
+
+// Redaction is what a release keeps, out of every plan, to redact its next plans as it redacted
+// the last one: the key its markers are HMACs with, and a keyed digest of each object the last
+// apply applied (see [Redactor.ObjectDigests]), by manifest key.
+type Redaction struct {
+	Key     []byte            `json:"key"`
+	Digests map[string]string `json:"digests,omitempty"`
+}
+
+// NewRedactionKey returns a new random key for a release's markers.
+func NewRedactionKey() ([]byte, error) {
+	key := make([]byte, RedactionKeyLength)
+	if _, err := rand.Read(key); err != nil {
+		return nil, fmt.Errorf("draw a redaction key: %w", err)
+	}
+	return key, nil
+}
+
+// ParseRedaction decodes what [Redaction.Encode] wrote. Nothing (no data) is a Redaction
+// without a key. A key of another length is refused, so a damaged entry is never used.
+func ParseRedaction(data []byte) (Redaction, error) {
+	var out Redaction
+	if len(data) == 0 {
+		return out, nil
+	}
+	if err := json.Unmarshal(data, &out); err != nil {
+		return Redaction{}, fmt.Errorf("decode the redaction record: %w", err)
+	}
+	if len(out.Key) != RedactionKeyLength {
+		return Redaction{}, fmt.Errorf("decode the redaction record: the key has %d bytes, not %d", len(out.Key), RedactionKeyLength)
+	}
+	return out, nil
+}
+
+// Encode returns r as JSON (the key in base64).
+func (r Redaction) Encode() ([]byte, error) {
+	return json.Marshal(r)
+}
+
+// anyMarker matches every marker a Redactor writes, keyed or not.
+var anyMarker = regexp.MustCompile(`\(sensitive value(?: (?:hmac|sha256):[0-9a-f]{12})?\)`)
+
+// unkeyedMarker matches the markers written without a key: "(sensitive value)" and the
+// "sha256:" markers of states written before keys existed.
+var unkeyedMarker = regexp.MustCompile(`^\(sensitive value(?: sha256:[0-9a-f]{12})?\)$`)
+
+// SameExceptUnkeyedMarkers reports whether old, a manifest written earlier, is shown, a manifest
+// of the same object now, apart from markers old wrote without a key: every other character is
+// the same, and each marker of old is either the marker of shown at its place or unkeyed. A
+// keyed marker that differs is a changed value, and so not the same.
+func SameExceptUnkeyedMarkers(old, shown string) bool {
+	if old == shown {
+		return true
+	}
+	oldMarkers, shownMarkers := anyMarker.FindAllStringIndex(old, -1), anyMarker.FindAllStringIndex(shown, -1)
+	if len(oldMarkers) != len(shownMarkers) || len(oldMarkers) == 0 {
+		return false
+	}
+	oldAt, shownAt := 0, 0
+	for i, o := range oldMarkers {
+		s := shownMarkers[i]
+		if old[oldAt:o[0]] != shown[shownAt:s[0]] {
+			return false
+		}
+		oldMarker, shownMarker := old[o[0]:o[1]], shown[s[0]:s[1]]
+		if oldMarker != shownMarker && !unkeyedMarker.MatchString(oldMarker) {
+			return false
+		}
+		oldAt, shownAt = o[1], s[1]
+	}
+	return old[oldAt:] == shown[shownAt:]
+}
+
+// KeepUnchanged returns shown, the manifests of a rendering, with the manifest old holds kept
+// for each object that did not change since old was written, so that markers written before
+// the release had its key (the first plan's, those of states written before keys existed) show
+// no change until the object changes:
+//
+//   - with a digest recorded for the object (recorded, by the last apply), the object is
+//     unchanged when its digest now (digests) is the same and old differs from shown only in
+//     unkeyed markers ([SameExceptUnkeyedMarkers]);
+//   - without one, when old is exactly legacy, the manifest the rendering has with the markers
+//     of states written before keys existed.
+//
+// legacy may be nil. Neither shown nor old is changed.
+func KeepUnchanged(shown, old, legacy, digests, recorded map[string]string) map[string]string {
+	out := maps.Clone(shown)
+	for k, now := range shown {
+		before, ok := old[k]
+		if !ok || before == now {
+			continue
+		}
+		if digest, ok := recorded[k]; ok {
+			if digest == digests[k] && SameExceptUnkeyedMarkers(before, now) {
+				out[k] = before
+			}
+			continue
+		}
+		if l, ok := legacy[k]; ok && l == before {
+			out[k] = before
+		}
+	}
+	return out
+}

@@ -1,0 +1,134 @@
+package manifest
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"testing"
+)
+
+func secretWith(value string) Object {
+	return Object{
+		"apiVersion": "v1", "kind": "Secret",
+		"metadata":   map[string]any{"name": "creds"},
+		"stringData": map[string]any{"password": value},
+	}
+}
+
+func secretMarker(t *testing.T, r *Redactor, value string) string {
+	t.Helper()
+	return r.Object(secretWith(value))["stringData"].(map[string]any)["password"].(string)
+}
+
+func TestKeyedMarkers_showChangesAndCannotBeTested(t *testing.T) {
+	key, err := NewRedactionKey()
+	if err != nil || len(key) != RedactionKeyLength {
+		t.Fatalf("NewRedactionKey() = %d bytes, %v", len(key), err)
+	}
+	other, _ := NewRedactionKey()
+	if bytes.Equal(key, other) {
+		t.Fatal("two redaction keys are equal")
+	}
+	const value = "1234"
+	r := NewKeyedRedactor(nil, key, nil)
+	marker := secretMarker(t, r, value)
+	unkeyed := sha256.Sum256([]byte(value))
+	tests := []struct {
+		desc string
+		ok   bool
+	}{
+		{"a keyed marker is an hmac marker: " + marker, strings.HasPrefix(marker, "(sensitive value hmac:") && markerPattern.MatchString(marker)},
+		{"the same key and value give the same marker", secretMarker(t, NewKeyedRedactor(nil, key, nil), value) == marker},
+		{"a changed value gives another marker", secretMarker(t, r, "1235") != marker},
+		{"the same value under another key gives another marker", secretMarker(t, NewKeyedRedactor(nil, other, nil), value) != marker},
+		{"the marker is not the unkeyed SHA-256 of the value", !strings.Contains(marker, hex.EncodeToString(unkeyed[:])[:secretHashLength])},
+		{"without a key the marker has no hash", secretMarker(t, NewKeyedRedactor(nil, nil, nil), value) == redactedMarker},
+	}
+	for _, tt := range tests {
+		if !tt.ok {
+			t.Error(tt.desc)
+		}
+	}
+}
+
+func TestRedaction_encodeAndParse(t *testing.T) {
+	key, _ := NewRedactionKey()
+	in := Redaction{Key: key, Digests: map[string]string{"Secret/creds": "ab12"}}
+	data, err := in.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := ParseRedaction(data)
+	if err != nil || !bytes.Equal(out.Key, key) || out.Digests["Secret/creds"] != "ab12" {
+		t.Fatalf("ParseRedaction(Encode()) = %+v, %v", out, err)
+	}
+	if none, err := ParseRedaction(nil); err != nil || none.Key != nil {
+		t.Errorf("ParseRedaction(nil) = %+v, %v; want no key", none, err)
+	}
+	for _, bad := range []string{`{"key":"c2hvcnQ="}`, `not json`} {
+		if _, err := ParseRedaction([]byte(bad)); err == nil {
+			t.Errorf("ParseRedaction(%s) accepted it", bad)
+		}
+	}
+}
+
+func TestSameExceptUnkeyedMarkers(t *testing.T) {
+	const (
+		hmacA  = "(sensitive value hmac:0123456789ab)"
+		hmacB  = "(sensitive value hmac:ba9876543210)"
+		sha    = "(sensitive value sha256:d9298a10d1b0)"
+		plain  = "(sensitive value)"
+		prefix = "kind: Secret\nstringData:\n  password: "
+	)
+	tests := []struct {
+		desc, old, shown string
+		want             bool
+	}{
+		{"identical", prefix + hmacA, prefix + hmacA, true},
+		{"plain marker before the key", prefix + plain, prefix + hmacA, true},
+		{"legacy sha256 marker", prefix + sha, prefix + hmacA, true},
+		{"a changed keyed marker is a change", prefix + hmacB, prefix + hmacA, false},
+		{"other text differs", "kind: ConfigMap\n" + plain, prefix + hmacA, false},
+		{"text after the marker differs", prefix + plain + "\nx: 1", prefix + hmacA + "\nx: 2", false},
+		{"a marker more", prefix + plain + plain, prefix + hmacA, false},
+		{"no markers and different", "a: 1", "a: 2", false},
+		{"derived key suffixes count", prefix + plain + " (2): x", prefix + hmacA + " (3): x", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.desc, func(t *testing.T) {
+			if got := SameExceptUnkeyedMarkers(tt.old, tt.shown); got != tt.want {
+				t.Errorf("SameExceptUnkeyedMarkers(%q, %q) = %v, want %v", tt.old, tt.shown, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestKeepUnchanged(t *testing.T) {
+	const (
+		plain = "password: (sensitive value)"
+		sha   = "password: (sensitive value sha256:d9298a10d1b0)"
+		keyed = "password: (sensitive value hmac:0123456789ab)"
+	)
+	shown := map[string]string{"Secret/a": keyed, "Secret/b": keyed, "Secret/c": keyed, "Secret/d": keyed, "Secret/new": keyed}
+	old := map[string]string{"Secret/a": plain, "Secret/b": plain, "Secret/c": sha, "Secret/d": sha}
+	legacy := map[string]string{"Secret/c": sha, "Secret/d": "password: (sensitive value sha256:000000000000)"}
+	digests := map[string]string{"Secret/a": "d1", "Secret/b": "d2"}
+	recorded := map[string]string{"Secret/a": "d1", "Secret/b": "changed"}
+	got := KeepUnchanged(shown, old, legacy, digests, recorded)
+	want := map[string]string{
+		"Secret/a":   plain, // unchanged since the apply that recorded it
+		"Secret/b":   keyed, // its digest changed: a value changed
+		"Secret/c":   sha,   // a state written before keys existed, unchanged
+		"Secret/d":   keyed, // a legacy state whose value changed
+		"Secret/new": keyed,
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %q, want %q", k, got[k], v)
+		}
+	}
+	if shown["Secret/a"] != keyed {
+		t.Error("KeepUnchanged changed its input")
+	}
+}

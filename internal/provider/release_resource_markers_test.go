@@ -1,0 +1,256 @@
+package provider
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chartserver"
+)
+
+func markersConfig(namespace, password, admin string) string {
+	release := func(name string) string {
+		return fmt.Sprintf(`
+resource "gitlabk8s_release" %q {
+  name      = %q
+  namespace = %q
+  chart     = %q
+  wait      = false
+  set_sensitive = {
+    "db.password"    = %q
+    "admin.password" = %q
+  }
+}
+`, name, name, namespace, chartserver.FixtureChart("secret-forms"), password, admin)
+	}
+	return "provider \"gitlabk8s\" {}\n" + release("web") + release("other")
+}
+
+var hmacMarker = regexp.MustCompile(`\(sensitive value hmac:[0-9a-f]{12}\)`)
+
+// stateManifest returns one manifest of a release in the CLI's state.
+func stateManifest(t *testing.T, cli *terraformCLI, release, key string) string {
+	t.Helper()
+	var doc struct {
+		Values struct {
+			RootModule struct {
+				Resources []struct {
+					Name   string `json:"name"`
+					Values struct {
+						Manifests map[string]string `json:"manifests"`
+					} `json:"values"`
+				} `json:"resources"`
+			} `json:"root_module"`
+		} `json:"values"`
+	}
+	if err := json.Unmarshal([]byte(cli.mustRun("show", "-json")), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range doc.Values.RootModule.Resources {
+		if r.Name == release {
+			return r.Values.Manifests[key]
+		}
+	}
+	t.Fatalf("the state holds no release %s", release)
+	return ""
+}
+
+// markerOn returns the marker on the line of text whose field is field.
+func markerOn(t *testing.T, text, field string) string {
+	t.Helper()
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), field+": ") {
+			if m := hmacMarker.FindString(line); m != "" {
+				return m
+			}
+		}
+	}
+	t.Fatalf("no keyed marker for %s in:\n%s", field, text)
+	return ""
+}
+
+// TestAccRelease_markersAreKeyed checks that a Secret value shows as an HMAC keyed per release:
+// the same value shows the same marker in every plan and a changed one a new marker, the same
+// value in two releases shows two markers, and no marker is the unkeyed SHA-256 of the value.
+func TestAccRelease_markersAreKeyed(t *testing.T) {
+	e := testAccRelease(t)
+	suffix := fmt.Sprintf("%08x", rand.Uint32())
+	password, changed, admin := "first-Passw0rd-"+suffix, "second-Passw0rd-"+suffix, "Adm1n-"+suffix
+	cli := newTerraformCLI(t, suiteCLI(t))
+	cli.writeConfig(markersConfig(e.namespace, password, admin))
+	cli.mustRun("apply", "-auto-approve")
+	// The first plan of a release, before it has a key, shows markers without a hash; a plan
+	// that does not refresh keeps them, as the objects have not changed since the apply.
+	if out := cli.mustRun("plan", "-refresh=false", "-detailed-exitcode"); !strings.Contains(out, "No changes.") {
+		t.Errorf("plan -refresh=false after the first apply is not empty:\n%s", out)
+	}
+	// The refresh writes them with the key the apply drew.
+	cli.mustRun("apply", "-refresh-only", "-auto-approve")
+
+	secret := stateManifest(t, cli, "web", "Secret/web-forms")
+	adminMarker, passwordMarker := markerOn(t, secret, "admin-password"), markerOn(t, secret, "password")
+	for value, marker := range map[string]string{admin: adminMarker, password: passwordMarker} {
+		sum := sha256.Sum256([]byte(value))
+		if strings.Contains(marker, hex.EncodeToString(sum[:])[:12]) {
+			t.Errorf("marker %s is the unkeyed SHA-256 of its value", marker)
+		}
+	}
+	if other := markerOn(t, stateManifest(t, cli, "other", "Secret/other-forms"), "admin-password"); other == adminMarker {
+		t.Errorf("the same value shows the same marker %s in two releases: the markers are not keyed per release", other)
+	}
+	for _, args := range [][]string{{"plan", "-detailed-exitcode"}, {"plan", "-refresh=false", "-detailed-exitcode"}} {
+		if out := cli.mustRun(args...); !strings.Contains(out, "No changes.") {
+			t.Errorf("%s after the apply is not empty:\n%s", strings.Join(args, " "), out)
+		}
+	}
+	if again := markerOn(t, stateManifest(t, cli, "web", "Secret/web-forms"), "admin-password"); again != adminMarker {
+		t.Errorf("the marker of an unchanged value changed across plans: %s, then %s", adminMarker, again)
+	}
+
+	// A changed password shows a changed marker; the unchanged admin password keeps its own.
+	cli.writeConfig(markersConfig(e.namespace, changed, admin))
+	plan := cli.mustRun("plan", "-out=tfplan")
+	assertNoPasswordForm(t, "the plan of the changed password", plan, password, changed)
+	var removed, added bool
+	for _, line := range strings.Split(plan, "\n") {
+		trimmed := strings.TrimSpace(line)
+		sign, field := "", trimmed
+		if strings.HasPrefix(trimmed, "- ") || strings.HasPrefix(trimmed, "+ ") {
+			sign, field = trimmed[:1], strings.TrimSpace(trimmed[1:])
+		}
+		switch {
+		case sign == "-" && field == "password: "+passwordMarker:
+			removed = true
+		case sign == "+" && strings.HasPrefix(field, "password: (sensitive value hmac:") && !strings.Contains(field, passwordMarker):
+			added = true
+		case sign != "" && strings.HasPrefix(field, "admin-password:"):
+			t.Errorf("the unchanged admin password shows as changed: %q", line)
+		}
+	}
+	if !removed || !added {
+		t.Errorf("the plan does not show the password's marker %s replaced by another keyed marker:\n%s", passwordMarker, plan)
+	}
+	if !strings.Contains(plan, "admin-password: "+adminMarker) {
+		t.Errorf("the plan does not show the unchanged admin password's marker %s:\n%s", adminMarker, plan)
+	}
+	cli.mustRun("apply", "tfplan")
+	if out := cli.mustRun("plan", "-detailed-exitcode"); !strings.Contains(out, "No changes.") {
+		t.Errorf("the plan after applying the changed password is not empty:\n%s", out)
+	}
+}
+
+// TestAccRelease_stateWithoutAKeyPlansNoChange turns the state of an applied release into what
+// earlier versions wrote (no key, Secret values as unkeyed SHA-256 markers, derived values as
+// "(sensitive value)") and checks that the next plans, with and without refresh, show no
+// change, and that the refresh gives the release a key.
+func TestAccRelease_stateWithoutAKeyPlansNoChange(t *testing.T) {
+	e := testAccRelease(t)
+	suffix := fmt.Sprintf("%08x", rand.Uint32())
+	password, admin := "legacy-Passw0rd&"+suffix, "Adm1n-"+suffix
+	cli := newTerraformCLI(t, suiteCLI(t))
+	cli.writeConfig(markersConfig(e.namespace, password, admin))
+	cli.mustRun("apply", "-auto-approve")
+	cli.mustRun("apply", "-refresh-only", "-auto-approve")
+
+	secret, err := e.kube.CoreV1().Secrets(e.namespace).Get(t.Context(), "web-forms", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := rewriteStateWithoutKey(t, cli, "web", secret.Data)
+	for _, args := range [][]string{{"plan", "-refresh=false", "-detailed-exitcode"}, {"plan", "-detailed-exitcode"}} {
+		if out := cli.mustRun(args...); !strings.Contains(out, "No changes.") {
+			t.Errorf("%s of a state without a key is not empty:\n%s", strings.Join(args, " "), out)
+		}
+	}
+	cli.mustRun("apply", "-refresh-only", "-auto-approve")
+	manifest := stateManifest(t, cli, "web", "Secret/web-forms")
+	if strings.Contains(manifest, "sha256:") || !hmacMarker.MatchString(manifest) {
+		t.Errorf("the refresh did not write keyed markers:\n%s", manifest)
+	}
+	if strings.Contains(manifest, hmacHex(key, []byte(admin))) {
+		t.Errorf("the refreshed state is keyed with the removed key: a new one must be drawn")
+	}
+}
+
+func hmacHex(key, value []byte) string {
+	mac := hmac.New(sha256.New, key)
+	mac.Write(value)
+	return hex.EncodeToString(mac.Sum(nil))[:12]
+}
+
+// rewriteStateWithoutKey rewrites the release's instance in terraform.tfstate as versions
+// before keyed markers wrote it: its private state without the redaction record, each keyed
+// marker of a Secret value (secretData, as the cluster holds it) as the unkeyed SHA-256
+// marker, every other marker as "(sensitive value)". It returns the key it removed.
+func rewriteStateWithoutKey(t *testing.T, cli *terraformCLI, release string, secretData map[string][]byte) []byte {
+	t.Helper()
+	path := filepath.Join(cli.dir, "terraform.tfstate")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var state map[string]any
+	if err := json.Unmarshal(data, &state); err != nil {
+		t.Fatal(err)
+	}
+	var key []byte
+	for _, r := range state["resources"].([]any) {
+		res := r.(map[string]any)
+		if res["name"] != release {
+			continue
+		}
+		instance := res["instances"].([]any)[0].(map[string]any)
+		privateJSON, err := base64.StdEncoding.DecodeString(instance["private"].(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var private map[string][]byte
+		if err := json.Unmarshal(privateJSON, &private); err != nil {
+			t.Fatal(err)
+		}
+		var rec struct{ Key []byte }
+		if err := json.Unmarshal(private["redaction"], &rec); err != nil || len(rec.Key) == 0 {
+			t.Fatalf("the private state holds no redaction key (%v): %s", err, privateJSON)
+		}
+		key = rec.Key
+		delete(private, "redaction")
+		privateJSON, _ = json.Marshal(private)
+		instance["private"] = base64.StdEncoding.EncodeToString(privateJSON)
+
+		legacy := map[string]string{}
+		for _, value := range secretData {
+			sum := sha256.Sum256(value)
+			legacy["(sensitive value hmac:"+hmacHex(key, value)+")"] = "(sensitive value sha256:" + hex.EncodeToString(sum[:])[:12] + ")"
+		}
+		attrs := instance["attributes"].(map[string]any)
+		manifests := attrs["manifests"].(map[string]any)
+		for k, v := range manifests {
+			manifests[k] = hmacMarker.ReplaceAllStringFunc(v.(string), func(m string) string {
+				if l, ok := legacy[m]; ok && strings.HasPrefix(k, "Secret/") {
+					return l
+				}
+				return "(sensitive value)"
+			})
+		}
+	}
+	if key == nil {
+		t.Fatalf("terraform.tfstate holds no release %s", release)
+	}
+	state["serial"] = state["serial"].(float64) + 1
+	out, _ := json.MarshalIndent(state, "", "  ")
+	if err := os.WriteFile(path, out, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return key
+}
