@@ -28,7 +28,7 @@ func (r *releaseResource) checkRendering(ctx context.Context, m, state *releaseM
 		// Helm's defaults stand in for an unknown cluster: only the schemas are checked.
 		target = validate.Version{}
 	}
-	findings := validate.Check(objs, target)
+	findings := validate.Check(objs, validate.Options{Target: target})
 	tflog.Debug(ctx, "checked rendered objects", map[string]any{"release": m.releaseID(), "objects": len(objs), "findings": len(findings), "kube_version": target.String()})
 	for _, f := range findings {
 		addFindingDiagnostic(m, f, target, diags)

@@ -16,11 +16,11 @@ func BenchmarkCheck(b *testing.B) {
 	}
 	objs := objectsOf(b, strings.Join(docs, "\n---\n"))[:100]
 	target := Version{Major: 1, Minor: 37}
-	Check(objs[:1], target)
+	Check(objs[:1], Options{Target: target})
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		if findings := Check(objs, target); len(findings) > 0 {
+		if findings := Check(objs, Options{Target: target}); len(findings) > 0 {
 			b.Fatal(findings)
 		}
 	}
@@ -35,7 +35,7 @@ func BenchmarkCheck_customResources(b *testing.B) {
 	objs := objectsOf(b, strings.Join(docs, "\n---\n"))
 	b.ReportAllocs()
 	for b.Loop() {
-		if findings := Check(objs, Version{Major: 1, Minor: 37}); len(findings) > 0 {
+		if findings := Check(objs, Options{Target: Version{Major: 1, Minor: 37}}); len(findings) > 0 {
 			b.Fatal(findings)
 		}
 	}

@@ -85,7 +85,7 @@ func (s crdSet) check(obj map[string]any) []FieldError {
 		pruned := runtime.DeepCopyJSON(obj)
 		opts := structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true}
 		for _, p := range pruning.PruneWithOptions(pruned, v.structural, true, opts) {
-			fields = append(fields, FieldError{Path: "." + p, Message: "field not declared in schema"})
+			fields = append(fields, FieldError{Path: "." + p, Message: undeclaredField})
 		}
 	}
 	if v.validator != nil {

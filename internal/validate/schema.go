@@ -1,8 +1,6 @@
 package validate
 
 import (
-	"errors"
-	"sort"
 	"strings"
 	"sync"
 
@@ -30,18 +28,12 @@ func checkBuiltin(obj map[string]any) []FieldError {
 	// Duplicate keys in a keyed list (two env entries of one name) are accepted by the API
 	// server, with a warning; only what it refuses is reported.
 	_, err := builtinTypes().ObjectToTyped(u, typed.AllowDuplicates)
-	var verrs typed.ValidationErrors
-	if err == nil || !errors.As(err, &verrs) {
-		return nil
-	}
-	fields := make([]FieldError, 0, len(verrs))
-	for _, v := range verrs {
-		if strings.HasPrefix(v.ErrorMessage, "schema error: no type found matching") {
+	fields := fieldErrorsOf(err)
+	for _, f := range fields {
+		if strings.HasPrefix(f.Message, "schema error: no type found matching") {
 			// A built-in kind client-go has no apply schema for (CustomResourceDefinition).
 			return nil
 		}
-		fields = append(fields, FieldError{Path: v.Path, Message: v.ErrorMessage})
 	}
-	sort.Slice(fields, func(i, j int) bool { return fields[i].Path < fields[j].Path })
 	return fields
 }

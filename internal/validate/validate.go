@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // Object is one rendered object to check.
@@ -44,7 +46,26 @@ type Finding struct {
 	Lifecycle *Lifecycle
 	// Fields lists, for InvalidField, each offending field path and what is wrong with it.
 	Fields []FieldError
+	// Schema says, for InvalidField, which schema refused the fields.
+	Schema SchemaSource
+	// Uncertain is set, for InvalidField, when every field is one the schema does not declare
+	// and the schema is the shipped one of a Kubernetes version older than the target: the
+	// fields may be ones the target added, so the finding is a warning.
+	Uncertain bool
 }
+
+// SchemaSource names the schema an object's fields were checked against.
+type SchemaSource string
+
+const (
+	// ShippedSchema is the schema of the built-in kinds client-go ships, of the Kubernetes
+	// version of the libraries the provider is built with ([LibraryVersion]).
+	ShippedSchema SchemaSource = "shipped"
+	// ClusterSchema is the API server's own, from its OpenAPI v3 documents ([ServerSchema]).
+	ClusterSchema SchemaSource = "cluster"
+	// ChartCRDSchema is the schema of a CustomResourceDefinition among the objects checked.
+	ChartCRDSchema SchemaSource = "chart-crd"
+)
 
 // FieldError is one field of an object that its schema refuses.
 type FieldError struct {
@@ -56,7 +77,7 @@ type FieldError struct {
 
 // IsError reports whether the finding would make the apply fail; otherwise it is a warning.
 func (f Finding) IsError() bool {
-	return f.Problem != DeprecatedAPI
+	return f.Problem != DeprecatedAPI && !f.Uncertain
 }
 
 // Version is a Kubernetes major.minor version.
@@ -94,10 +115,21 @@ func ParseVersion(s string) (Version, error) {
 	return Version{Major: major, Minor: minor}, nil
 }
 
-// Check checks objs for Kubernetes target and returns what it found, in the order of objs.
-// An object whose API version is not served is not checked further. A zero target (the
-// version is not known) checks fields only.
-func Check(objs []Object, target Version) []Finding {
+// Options says what Check checks against.
+type Options struct {
+	// Target is the Kubernetes version the objects are for; zero (not known) checks fields only.
+	Target Version
+	// Server holds the schemas the cluster's API server publishes, by group version. Objects
+	// of the kinds they define are checked against them rather than the shipped schema. Nil
+	// when there is no cluster to ask.
+	Server map[schema.GroupVersion]*ServerSchema
+}
+
+// Check checks objs and returns what it found, in the order of objs. An object whose API
+// version the target does not serve is not checked further. A custom resource whose
+// definition is among objs is checked against that definition; any other object against the
+// server's schema of its kind when there is one, else the shipped schema of built-in kinds.
+func Check(objs []Object, opts Options) []Finding {
 	crds := crdSchemas(objs)
 	var findings []Finding
 	for _, o := range objs {
@@ -107,14 +139,14 @@ func Check(objs []Object, target Version) []Finding {
 		if crds.defines(apiVersion, kind) {
 			if fields := crds.check(o.Object); len(fields) > 0 {
 				f := base
-				f.Problem, f.Fields = InvalidField, fields
+				f.Problem, f.Fields, f.Schema = InvalidField, fields, ChartCRDSchema
 				findings = append(findings, f)
 			}
 			continue
 		}
 		lc, known := LifecycleOf(apiVersion, kind)
-		if known && !target.IsZero() {
-			if problem := lc.problemAt(target); problem != "" {
+		if known && !opts.Target.IsZero() {
+			if problem := lc.problemAt(opts.Target); problem != "" {
 				f := base
 				f.Problem, f.Lifecycle = problem, &lc
 				findings = append(findings, f)
@@ -123,11 +155,36 @@ func Check(objs []Object, target Version) []Finding {
 				}
 			}
 		}
-		if fields := checkBuiltin(o.Object); len(fields) > 0 {
-			f := base
-			f.Problem, f.Fields = InvalidField, fields
+		if f, ok := checkFields(base, o.Object, opts); ok {
 			findings = append(findings, f)
 		}
 	}
 	return findings
 }
+
+// checkFields checks obj against the server's schema of its kind, else the shipped one.
+func checkFields(base Finding, obj map[string]any, opts Options) (Finding, bool) {
+	f := base
+	f.Problem = InvalidField
+	gv, err := schema.ParseGroupVersion(base.APIVersion)
+	if server := opts.Server[gv]; err == nil && server.Defines(gv.WithKind(base.Kind)) {
+		f.Fields, f.Schema = server.check(obj), ClusterSchema
+		return f, len(f.Fields) > 0
+	}
+	f.Fields, f.Schema = checkBuiltin(obj), ShippedSchema
+	f.Uncertain = !opts.Target.IsZero() && !LibraryVersion().AtLeast(opts.Target) && allUndeclared(f.Fields)
+	return f, len(f.Fields) > 0
+}
+
+// allUndeclared reports whether every field error is of a field the schema does not declare.
+func allUndeclared(fields []FieldError) bool {
+	for _, fe := range fields {
+		if fe.Message != undeclaredField {
+			return false
+		}
+	}
+	return true
+}
+
+// undeclaredField is structured-merge-diff's message for a field a schema does not declare.
+const undeclaredField = "field not declared in schema"

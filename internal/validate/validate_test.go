@@ -9,7 +9,7 @@ import (
 
 func TestCheck_commonObjectsPass(t *testing.T) {
 	objs := objectsOf(t, fixture(t, "valid.yaml")+"\n---\n"+fixture(t, "crd.yaml"))
-	if findings := Check(objs, mustVersion(t, "v1.37.2")); len(findings) > 0 {
+	if findings := Check(objs, Options{Target: mustVersion(t, "v1.37.2")}); len(findings) > 0 {
 		t.Fatalf("valid objects refused: %+v", findings)
 	}
 }
@@ -49,7 +49,7 @@ func TestCheck_apiVersions(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			findings := Check(objectsOf(t, tt.doc), mustVersion(t, tt.target))
+			findings := Check(objectsOf(t, tt.doc), Options{Target: mustVersion(t, tt.target)})
 			if len(findings) != 1 {
 				t.Fatalf("want one finding, got %+v", findings)
 			}
@@ -70,7 +70,7 @@ func TestCheck_servedAPIsPass(t *testing.T) {
 		"apiVersion: policy/v1beta1\nkind: PodDisruptionBudget\nmetadata: {name: web}\nspec: {minAvailable: 1}\n", // 1.20: before its deprecation
 		"apiVersion: extensions/v1beta1\nkind: Ingress\nmetadata: {name: web}\n",                                  // deprecated 1.14, served until 1.22
 	} {
-		if findings := Check(objectsOf(t, doc), mustVersion(t, "1.13")); len(findings) > 0 {
+		if findings := Check(objectsOf(t, doc), Options{Target: mustVersion(t, "1.13")}); len(findings) > 0 {
 			t.Errorf("%s: served at 1.13, got %+v", doc, findings)
 		}
 	}
@@ -89,7 +89,7 @@ spec:
       contianers: [{name: web, image: nginx}]
       containers: [{name: web, image: nginx, ports: [{containerPort: 80}]}]
 `
-	findings := Check(objectsOf(t, doc), mustVersion(t, "1.37"))
+	findings := Check(objectsOf(t, doc), Options{Target: mustVersion(t, "1.37")})
 	if len(findings) != 1 || findings[0].Problem != InvalidField {
 		t.Fatalf("want one InvalidField finding, got %+v", findings)
 	}
@@ -124,7 +124,7 @@ func TestCheck_customResourcesAgainstTheirCRD(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			doc := crd + "\n---\napiVersion: checks.gitlabk8s.io/v1\nkind: Widget\nmetadata: {name: w}\n" + tt.doc + "\n"
-			findings := Check(objectsOf(t, doc), mustVersion(t, "1.37"))
+			findings := Check(objectsOf(t, doc), Options{Target: mustVersion(t, "1.37")})
 			var got []string
 			for _, f := range findings {
 				if f.Kind != "Widget" || f.Problem != InvalidField {
@@ -143,14 +143,14 @@ func TestCheck_customResourcesAgainstTheirCRD(t *testing.T) {
 
 func TestCheck_unknownKindsAreLeftAlone(t *testing.T) {
 	doc := "apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata: {name: web}\nspec: {anything: goes}\n"
-	if findings := Check(objectsOf(t, doc), mustVersion(t, "1.37")); len(findings) > 0 {
+	if findings := Check(objectsOf(t, doc), Options{Target: mustVersion(t, "1.37")}); len(findings) > 0 {
 		t.Fatalf("a kind without a known schema was checked: %+v", findings)
 	}
 }
 
 func TestCheck_removedAPIIsNotCheckedFurther(t *testing.T) {
 	doc := "apiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: web}\nspec: {replicas: \"two\"}\n"
-	findings := Check(objectsOf(t, doc), mustVersion(t, "1.37"))
+	findings := Check(objectsOf(t, doc), Options{Target: mustVersion(t, "1.37")})
 	if len(findings) != 1 || findings[0].Problem != RemovedAPI {
 		t.Fatalf("want only the removal, got %+v", findings)
 	}
@@ -175,7 +175,7 @@ func TestLibraryVersion(t *testing.T) {
 
 func TestCheck_unknownTargetChecksFieldsOnly(t *testing.T) {
 	doc := "apiVersion: extensions/v1beta1\nkind: Deployment\nmetadata: {name: web}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndatta: {}\n"
-	findings := Check(objectsOf(t, doc), Version{})
+	findings := Check(objectsOf(t, doc), Options{})
 	if len(findings) != 1 || findings[0].Problem != InvalidField || findings[0].Kind != "ConfigMap" {
 		t.Fatalf("want only the ConfigMap's field, got %+v", findings)
 	}
