@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"testing"
 	"time"
 
@@ -19,15 +18,7 @@ import (
 // The fake clientset ignores delete preconditions, so the UID precondition is tested against
 // the local cluster's API server.
 func TestDeleteNamespace_aNamespaceRecreatedSinceTheReadSurvives(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("acceptance test: set TF_ACC=1 to run it against the local cluster")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cluster, err := testcluster.Ensure(ctx)
-	if err != nil {
-		t.Fatalf("start the local cluster: %v", err)
-	}
+	ctx, cluster := localCluster(t)
 	kc, err := cluster.Clientset(testcluster.AdminContext)
 	if err != nil {
 		t.Fatal(err)

@@ -260,9 +260,9 @@ func (r *releaseResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 				Computed: true,
 				Default:  stringdefault.StaticString(planChecksAll),
 				MarkdownDescription: "What the plan checks before it shows the release (see \"What the plan checks\"): `" + planChecksAll +
-					"` (the default) checks API versions and fields against the target Kubernetes version and dry-runs the changed objects " +
-					"on the cluster when it is reachable; `" + planChecksOffline + "` skips the dry run, for a plan identity that may only " +
-					"read; `" + planChecksNone + "` checks nothing, for a chart the checks wrongly refuse (the apply still fails on what the " +
+					"` (the default) checks API versions against the target Kubernetes version and fields against the cluster's own schemas, " +
+					"and dry-runs the changed objects on the cluster, when it is reachable; `" + planChecksOffline + "` asks the cluster " +
+					"nothing and checks fields against the schema the provider ships, for a plan identity that may only read; `" + planChecksNone + "` checks nothing, for a chart the checks wrongly refuse (the apply still fails on what the " +
 					"API server refuses).",
 				Validators: []validator.String{stringvalidator.OneOf(planCheckLevels...)},
 			},

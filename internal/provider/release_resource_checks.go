@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -9,14 +10,17 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/kube"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/validate"
 )
 
 // checkRendering refuses, at plan time, what the apply would fail on: API versions the
 // target Kubernetes version does not serve (deprecated ones warn) and fields the kinds'
-// schemas do not accept. The target version is kube_version when set, else the cluster's.
-// Then the objects that change are dry-run on the cluster (release_resource_dryrun.go).
+// schemas do not accept. The target version is kube_version when set, else the cluster's. The
+// schemas are the cluster's own when it can be reached (plan_checks = "all"), else those the
+// provider ships. Then the objects that change are dry-run on the cluster
+// (release_resource_dryrun.go).
 func (r *releaseResource) checkRendering(ctx context.Context, m, state *releaseModel, env *renderEnv, rendered *rendering, diags *diag.Diagnostics) {
 	level := m.PlanChecks.ValueString()
 	if level == planChecksNone {
@@ -28,13 +32,22 @@ func (r *releaseResource) checkRendering(ctx context.Context, m, state *releaseM
 		// Helm's defaults stand in for an unknown cluster: only the schemas are checked.
 		target = validate.Version{}
 	}
-	findings := validate.Check(objs, validate.Options{Target: target})
-	tflog.Debug(ctx, "checked rendered objects", map[string]any{"release": m.releaseID(), "objects": len(objs), "findings": len(findings), "kube_version": target.String()})
+	opts := validate.Options{Target: target}
+	var clients *kube.Clients
+	connErr := errors.New("the provider has no cluster connection")
+	if level == planChecksAll && r.data != nil && r.data.conn != nil {
+		if clients, connErr = r.data.conn.Clients(ctx); connErr == nil {
+			opts.Server = clusterSchemas(ctx, m, clients, objs)
+		}
+	}
+	findings := validate.Check(objs, opts)
+	tflog.Debug(ctx, "checked rendered objects", map[string]any{"release": m.releaseID(), "objects": len(objs), "findings": len(findings),
+		"kube_version": target.String(), "cluster_schemas": len(opts.Server)})
 	for _, f := range findings {
 		addFindingDiagnostic(m, f, target, diags)
 	}
-	if !diags.HasError() && level != planChecksOffline {
-		r.dryRunChanges(ctx, m, state, env, rendered, diags)
+	if !diags.HasError() && level == planChecksAll {
+		r.dryRunChanges(ctx, m, state, env, rendered, clients, connErr, diags)
 	}
 }
 
@@ -96,9 +109,29 @@ func addFindingDiagnostic(m *releaseModel, f validate.Finding, target validate.V
 		for _, fe := range f.Fields {
 			lines = append(lines, "  "+fe.Path+": "+fe.Message)
 		}
+		fields := redactorFor(m).String(strings.Join(lines, "\n"))
+		if f.Uncertain {
+			diags.AddAttributeWarning(at, "Fields Unknown to the Shipped Schema", fmt.Sprintf(
+				"Release %s: %s has fields that %s does not declare:\n%s\n\nThe target is Kubernetes %s, which may have added them. If it "+
+					"did not, the API server will refuse the object or drop them. Plan with the cluster reachable to check against its own "+
+					"schema, or use a provider built for Kubernetes %s.", m.releaseID(), object, schemaName(f.Schema), fields, target, target))
+			return
+		}
 		diags.AddAttributeError(at, "Invalid Object Fields", fmt.Sprintf(
-			"Release %s: %s has fields its schema does not accept, so the API server would refuse it or drop them:\n%s\n\n"+
-				"Fix the template or the values that produce these fields.", m.releaseID(), object, redactorFor(m).String(strings.Join(lines, "\n"))))
+			"Release %s: %s has fields that %s does not accept, so the API server would refuse it or drop them:\n%s\n\n"+
+				"Fix the template or the values that produce these fields.", m.releaseID(), object, schemaName(f.Schema), fields))
+	}
+}
+
+// schemaName names the schema a field finding was checked against, for diagnostics.
+func schemaName(s validate.SchemaSource) string {
+	switch s {
+	case validate.ClusterSchema:
+		return "the cluster's schema of its kind (the API server's OpenAPI)"
+	case validate.ChartCRDSchema:
+		return "the chart's CustomResourceDefinition of its kind"
+	default:
+		return fmt.Sprintf("the schema of Kubernetes %s the provider ships", validate.LibraryVersion())
 	}
 }
 

@@ -38,6 +38,7 @@ func TestRelease_checksWithoutCluster(t *testing.T) {
 	t.Setenv("KUBECONFIG", "")
 	t.Setenv("HOME", t.TempDir())
 	const ns = "review-checks"
+	newerThanShipped := fmt.Sprintf("v1.%d.0", validate.LibraryVersion().Minor+1)
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
@@ -68,6 +69,19 @@ func TestRelease_checksWithoutCluster(t *testing.T) {
 					"  set ", "  plan_checks = \"none\"\n  set ", 1),
 				PlanOnly:           true,
 				ExpectNonEmptyPlan: true,
+			},
+			{
+				// A target newer than the shipped schema may have added a field the schema does not
+				// know: a warning, and the plan goes on.
+				Config:             offlineProvider(newerThanShipped) + checksRelease(ns, `"misspelledField" = "true"`),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				// A value of the wrong type is refused whatever the version.
+				Config:      offlineProvider(newerThanShipped) + checksRelease(ns, `"replicasAsText" = "true"`),
+				PlanOnly:    true,
+				ExpectError: wrappedPattern(`(?s)Invalid Object Fields.*the schema of Kubernetes 1\.\d+ the provider ships.*\.spec\.replicas: expected numeric`),
 			},
 			{
 				// Deprecated but served by the pinned version: a warning, and the plan goes on.

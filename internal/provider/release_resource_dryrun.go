@@ -19,6 +19,7 @@ import (
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/kube"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/validate"
 )
 
 // dryRunConcurrency bounds the dry-run requests in flight for one release.
@@ -42,16 +43,16 @@ type dryRunOutcome struct {
 }
 
 // dryRunChanges sends every object the plan changes to the API server as a server-side dry
-// run (nothing is written) and turns what it refuses into plan errors. Without a cluster, or
-// without the right to ask, the plan goes on with one warning saying what was not checked.
-func (r *releaseResource) dryRunChanges(ctx context.Context, m, state *releaseModel, env *renderEnv, rendered *rendering, diags *diag.Diagnostics) {
+// run (nothing is written) and turns what it refuses into plan errors. Without a cluster
+// (clients nil, connErr says why), or without the right to ask, the plan goes on with one
+// warning saying what was not checked.
+func (r *releaseResource) dryRunChanges(ctx context.Context, m, state *releaseModel, env *renderEnv, rendered *rendering, clients *kube.Clients, connErr error, diags *diag.Diagnostics) {
 	changed := changedObjects(m, state, env, rendered)
-	if len(changed) == 0 || r.data == nil || r.data.conn == nil {
+	if len(changed) == 0 {
 		return
 	}
-	clients, err := r.data.conn.Clients(ctx)
-	if err != nil {
-		addDryRunSkipped(m, "the cluster could not be reached: "+redactorFor(m).String(err.Error()), diags)
+	if clients == nil {
+		addDryRunSkipped(m, "the cluster could not be reached: "+redactorFor(m).String(connErr.Error()), diags)
 		return
 	}
 	runner, err := kube.NewDryRunner(clients)
@@ -311,9 +312,10 @@ func immutableFields(e *kube.RefusedError) string {
 func addDryRunSkipped(m *releaseModel, why string, diags *diag.Diagnostics) {
 	diags.AddWarning("Server-Side Checks Not Run", fmt.Sprintf(
 		"Release %s: the plan could not dry-run its changes on the cluster, so immutable fields, Pod Security, ResourceQuota and "+
-			"admission webhooks are checked only when the apply runs. API versions and fields were checked against the target Kubernetes "+
-			"version. To check everything in the plan, give the plan job an identity that may patch the release's objects.\n\n%s",
-		m.releaseID(), why))
+			"admission webhooks are checked only when the apply runs. API versions were checked against the target Kubernetes version, "+
+			"and fields against the cluster's schemas when it could be reached, else against the schema of Kubernetes %s the provider "+
+			"ships. To check everything in the plan, give the plan job an identity that may patch the release's objects.\n\n%s",
+		m.releaseID(), validate.LibraryVersion(), why))
 }
 
 // replaceImmutable deletes, before the upgrade, each object whose change the API server
