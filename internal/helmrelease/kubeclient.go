@@ -42,7 +42,7 @@ func (c *contextKubeClient) WaitForDelete(resources helmkube.ResourceList, timeo
 }
 
 // WatchUntilReady waits for hooks. Hook Jobs are waited for like the release's objects, so a
-// failed one fails at once, naming its pod and why it ended. Other hooks (Pods, which Helm
+// failed one fails at once, naming its pod and why it ended; one that is gone has finished. Other hooks (Pods, which Helm
 // waits for until they succeed) go to Helm's watch; it has no context, so it runs aside and the
 // call returns when the context is cancelled; the watch itself ends at Helm's timeout.
 func (c *contextKubeClient) WatchUntilReady(resources helmkube.ResourceList, timeout time.Duration) error {
@@ -54,7 +54,7 @@ func (c *contextKubeClient) WatchUntilReady(resources helmkube.ResourceList, tim
 			others = append(others, info)
 		}
 	}
-	if err := c.waiter.waitReady(c.ctx, refsOf(jobs), timeout); err != nil {
+	if err := c.waiter.waitHooks(c.ctx, refsOf(jobs), timeout); err != nil {
 		return fmt.Errorf("hook failed: %w", err)
 	}
 	if len(others) == 0 {

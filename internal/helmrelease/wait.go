@@ -164,6 +164,17 @@ var errWaitTimeout = errors.New("wait timed out")
 // waitReady polls refs until every object is ready, one fails, the timeout passes or ctx is
 // cancelled.
 func (w *waiter) waitReady(ctx context.Context, refs []objectRef, timeout time.Duration) error {
+	return w.wait(ctx, refs, timeout, false)
+}
+
+// waitHooks is waitReady for hooks, which exist when the wait starts: a hook that is gone has
+// finished, as Helm's hook watch takes a deletion. A Job with `ttlSecondsAfterFinished: 0`
+// (ingress-nginx's certificate Jobs) is deleted the moment it completes, often between polls.
+func (w *waiter) waitHooks(ctx context.Context, refs []objectRef, timeout time.Duration) error {
+	return w.wait(ctx, refs, timeout, true)
+}
+
+func (w *waiter) wait(ctx context.Context, refs []objectRef, timeout time.Duration, goneIsDone bool) error {
 	if len(refs) == 0 {
 		return nil
 	}
@@ -181,7 +192,7 @@ func (w *waiter) waitReady(ctx context.Context, refs []objectRef, timeout time.D
 	// Event times have whole seconds, and a cluster's clock may be a little behind ours.
 	since = since.Add(-time.Second).Truncate(time.Second)
 	for {
-		result, err := w.evaluate(waitCtx, refs, since)
+		result, err := w.evaluate(waitCtx, refs, since, goneIsDone)
 		switch {
 		case err != nil && waitCtx.Err() == nil:
 			// The API server may blip during a rollout; the timeout bounds the retries.
@@ -211,7 +222,8 @@ func (w *waiter) waitReady(ctx context.Context, refs []objectRef, timeout time.D
 }
 
 // evaluate reads every object and the pods of the namespaces holding workloads, and rates them.
-func (w *waiter) evaluate(ctx context.Context, refs []objectRef, since time.Time) (readiness.Result, error) {
+// An object that does not exist is not ready, unless goneIsDone.
+func (w *waiter) evaluate(ctx context.Context, refs []objectRef, since time.Time, goneIsDone bool) (readiness.Result, error) {
 	objects := make([]*unstructured.Unstructured, 0, len(refs))
 	var missing []readiness.Progress
 	var podNamespaces, eventNamespaces []string
@@ -221,6 +233,10 @@ func (w *waiter) evaluate(ctx context.Context, refs []objectRef, since time.Time
 	}
 	for i, ref := range refs {
 		obj := live[i]
+		if obj == nil && goneIsDone {
+			w.log("%s is gone: it finished and was deleted, or someone deleted it", ref.key(w.namespace))
+			continue
+		}
 		if obj == nil {
 			missing = append(missing, readiness.Progress{Object: ref.key(w.namespace), Status: "NotFound"})
 			continue

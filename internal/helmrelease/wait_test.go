@@ -291,3 +291,45 @@ func TestWaitReady_listsEventsOncePerNamespaceAndPoll(t *testing.T) {
 		t.Errorf("events listed %d times in %d polls of %d claims; want one LIST per poll", got, polls, len(refs))
 	}
 }
+
+const runningHookJob = `
+apiVersion: batch/v1
+kind: Job
+metadata: {name: certgen, namespace: review, generation: 1}
+spec:
+  ttlSecondsAfterFinished: 0
+  template: {spec: {restartPolicy: Never, containers: [{name: certgen, image: certgen}]}}
+status:
+  active: 1
+`
+
+var hookJobRef = objectRef{
+	Resource:   schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"},
+	APIVersion: "batch/v1", Kind: "Job", Namespace: "review", Name: "certgen",
+}
+
+// A hook Job with ttlSecondsAfterFinished: 0 is deleted the moment it completes, often between
+// two polls: the hook wait takes it as finished, as Helm's hook watch does, while the
+// release's wait still waits for an object that is not there.
+func TestWaitHooks_goneHookHasFinished(t *testing.T) {
+	reader := &fakeReader{objects: map[string]*unstructured.Unstructured{"certgen": object(t, runningHookJob)}}
+	polls := 0
+	reader.step = func(f *fakeReader) {
+		if polls++; polls == 2 {
+			delete(f.objects, "certgen")
+		}
+	}
+	w := &waiter{reader: reader, namespace: "review", interval: time.Millisecond}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := w.waitHooks(ctx, []objectRef{hookJobRef}, time.Hour); err != nil {
+		t.Fatalf("waitHooks after the Job was deleted: %v", err)
+	}
+	if polls < 2 {
+		t.Errorf("the wait ended after %d polls, before the Job was gone", polls)
+	}
+	err := w.waitReady(context.Background(), []objectRef{hookJobRef}, 30*time.Millisecond)
+	if err == nil || !strings.Contains(err.Error(), "Job.batch/certgen (NotFound)") {
+		t.Errorf("waitReady of a missing Job = %v, want a timeout naming it NotFound", err)
+	}
+}
