@@ -72,6 +72,16 @@ func TestMergeValues(t *testing.T) {
 			},
 			want: map[string]any{"password": "12345", "token": "true"},
 		},
+		{
+			name: "sensitive documents merge after documents and before set and set_sensitive",
+			values: Values{
+				Documents:          []string{"db:\n  user: app\n  password: from-values\n  host: a\n  port: 1\n"},
+				SensitiveDocuments: []string{"db:\n  password: from-sensitive\n  host: b\n  port: 2\n", "db:\n  port: 3\n"},
+				Set:                map[string]string{"db.host": "c"},
+				SetSensitive:       map[string]string{"db.port": "4"},
+			},
+			want: map[string]any{"db": map[string]any{"user": "app", "password": "from-sensitive", "host": "c", "port": "4"}},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -78,6 +78,7 @@ type releaseModel struct {
 	Values             types.List   `tfsdk:"values"`
 	Set                types.Map    `tfsdk:"set"`
 	SetSensitive       types.Map    `tfsdk:"set_sensitive"`
+	ValuesSensitive    types.List   `tfsdk:"values_sensitive"`
 	Atomic             types.Bool   `tfsdk:"atomic"`
 	Wait               types.Bool   `tfsdk:"wait"`
 	Timeout            types.String `tfsdk:"timeout"`
@@ -183,6 +184,16 @@ func (r *releaseResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 				ElementType: types.StringType,
 				MarkdownDescription: "Values by Helm path, applied after `values`, like `helm --set`: `{\"image.tag\" = \"1.2.3\"}`. " +
 					"`true`/`false`, `null` and integers are typed as `--set` types them; the value is taken literally (commas and braces included).",
+			},
+			"values_sensitive": schema.ListAttribute{
+				Optional:    true,
+				Sensitive:   true,
+				ElementType: yamlType{sensitive: true},
+				Validators:  []validator.List{yamlListValidator{sensitive: true}},
+				MarkdownDescription: "Sensitive values as YAML documents, for instance `yamlencode` of sensitive variables: merged like `values`, " +
+					"after `values` and before `set` and `set_sensitive`, as later `helm -f` files are. Every string and number in them (not the " +
+					"keys) is a sensitive value: it never shows in `manifests`, diagnostics or logs, nor does what the chart derives from it. " +
+					"Invalid YAML is refused at plan time with its line, without quoting the document.",
 			},
 			"set_sensitive": schema.MapAttribute{
 				Optional:    true,

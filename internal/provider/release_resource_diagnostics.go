@@ -45,7 +45,7 @@ func valuesErrorPath(err error) path.Path {
 	if !errors.As(err, &values) {
 		return path.Root("values")
 	}
-	if values.Attribute == "values" {
+	if values.Attribute == "values" || values.Attribute == "values_sensitive" {
 		return path.Root("values").AtListIndex(values.Index)
 	}
 	return path.Root(values.Attribute).AtMapKey(values.Key)

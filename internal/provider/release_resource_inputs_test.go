@@ -48,6 +48,11 @@ resource "gitlabk8s_release" "bad" {
 			want:   wrappedText("Invalid YAML", "values[0]", "line 3"),
 		},
 		{
+			name:   "invalid YAML in values_sensitive",
+			config: release("bad", web, "  values_sensitive = [\"secretValue: [unclosed\\n\"]"),
+			want:   wrappedText("Invalid YAML", "values_sensitive[0]", "line 1"),
+		},
+		{
 			name:   "set path that does not parse",
 			config: release("bad", web, `  set = { "image..tag" = "1.2" }`),
 			want:   wrappedText("Invalid Values", `set["image..tag"]`),

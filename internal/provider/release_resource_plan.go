@@ -153,6 +153,7 @@ func (r *releaseResource) load(ctx context.Context, m *releaseModel, diags *diag
 	diags.Append(m.Values.ElementsAs(ctx, &values.Documents, false)...)
 	diags.Append(m.Set.ElementsAs(ctx, &values.Set, false)...)
 	diags.Append(m.SetSensitive.ElementsAs(ctx, &values.SetSensitive, false)...)
+	diags.Append(m.ValuesSensitive.ElementsAs(ctx, &values.SensitiveDocuments, false)...)
 	if diags.HasError() {
 		return nil
 	}
@@ -228,7 +229,8 @@ func (m *releaseModel) chartSource() chart.Source {
 	return src
 }
 
-// sensitiveValues are the values no plan, state attribute or log may show.
+// sensitiveValues are the values no plan, state attribute or log may show: the set_sensitive
+// values, the leaves of the values_sensitive documents and the repository password.
 func (m *releaseModel) sensitiveValues() []string {
 	var values []string
 	for _, v := range m.SetSensitive.Elements() {
@@ -236,6 +238,13 @@ func (m *releaseModel) sensitiveValues() []string {
 			values = append(values, s.ValueString())
 		}
 	}
+	var docs []string
+	for _, v := range m.ValuesSensitive.Elements() {
+		if s, ok := v.(yamlValue); ok && !s.IsNull() && !s.IsUnknown() {
+			docs = append(docs, s.ValueString())
+		}
+	}
+	values = append(values, chart.Values{SensitiveDocuments: docs}.SensitiveInputs()...)
 	if p := m.RepositoryPassword.ValueString(); p != "" {
 		values = append(values, p)
 	}
@@ -265,7 +274,8 @@ func (m *releaseModel) unknownRenderInputs() []string {
 	for _, e := range m.SetSensitive.Elements() {
 		collections["set_sensitive"] = append(collections["set_sensitive"], e)
 	}
-	for name, v := range map[string]attr.Value{"values": m.Values, "set": m.Set, "set_sensitive": m.SetSensitive} {
+	collections["values_sensitive"] = m.ValuesSensitive.Elements()
+	for name, v := range map[string]attr.Value{"values": m.Values, "set": m.Set, "set_sensitive": m.SetSensitive, "values_sensitive": m.ValuesSensitive} {
 		if v.IsUnknown() || slices.ContainsFunc(collections[name], attr.Value.IsUnknown) {
 			unknown = append(unknown, name)
 		}

@@ -180,7 +180,7 @@ func recordedHooksAndCRDs(rel *release.Release, namespace string, redactor *mani
 // cannot be compared, it hides the sensitive values alone. Markers are keyed with key.
 func liveRedactor(desired []manifest.Object, state *releaseModel, sensitive []string, key []byte, isNamespaced func(apiVersion, kind string) bool) *manifest.Redactor {
 	plain := manifest.NewKeyedRedactor(sensitive, key, nil)
-	if len(state.SetSensitive.Elements()) == 0 {
+	if len(state.SetSensitive.Elements()) == 0 && len(state.ValuesSensitive.Elements()) == 0 {
 		return plain
 	}
 	// Secrets are redacted whole anyway, and their values would be hidden in the others.

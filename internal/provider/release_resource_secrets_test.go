@@ -67,6 +67,7 @@ func nonSensitiveValues(t *testing.T, showJSON string) (string, int) {
 	for _, v := range values {
 		attrs := v.(map[string]any)
 		delete(attrs, "set_sensitive")
+		delete(attrs, "values_sensitive")
 		delete(attrs, "repository_password")
 	}
 	out, err := json.Marshal(values)

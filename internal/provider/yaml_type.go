@@ -3,23 +3,28 @@ package provider
 import (
 	"context"
 	"fmt"
+	"regexp"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/attr/xattr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 )
 
 // yamlType is a string holding a YAML document. Two values that mean the same (key order,
 // indentation, quoting and comments aside) are semantically equal, so the provider never
 // reports a reformatted document as drift, and invalid YAML is refused at validation with its
-// line.
+// line. A sensitive yamlType's values print as "(sensitive value)": the framework logs values'
+// String() at trace level (semantic equality), and a sensitive document must not reach a log.
 type yamlType struct {
 	basetypes.StringType
+	sensitive bool
 }
 
 var (
@@ -29,14 +34,14 @@ var (
 )
 
 func (t yamlType) Equal(o attr.Type) bool {
-	_, ok := o.(yamlType)
-	return ok
+	other, ok := o.(yamlType)
+	return ok && other.sensitive == t.sensitive
 }
 
 func (t yamlType) String() string { return "yamlType" }
 
 func (t yamlType) ValueFromString(_ context.Context, in basetypes.StringValue) (basetypes.StringValuable, diag.Diagnostics) {
-	return yamlValue{StringValue: in}, nil
+	return yamlValue{StringValue: in, sensitive: t.sensitive}, nil
 }
 
 func (t yamlType) ValueFromTerraform(ctx context.Context, in tftypes.Value) (attr.Value, error) {
@@ -48,21 +53,30 @@ func (t yamlType) ValueFromTerraform(ctx context.Context, in tftypes.Value) (att
 	if !ok {
 		return nil, fmt.Errorf("unexpected value type %T", v)
 	}
-	return yamlValue{StringValue: s}, nil
+	return yamlValue{StringValue: s, sensitive: t.sensitive}, nil
 }
 
-func (t yamlType) ValueType(context.Context) attr.Value { return yamlValue{} }
+func (t yamlType) ValueType(context.Context) attr.Value { return yamlValue{sensitive: t.sensitive} }
 
 // yamlValue is a value of yamlType.
 type yamlValue struct {
 	basetypes.StringValue
+	sensitive bool
 }
 
-func (v yamlValue) Type(context.Context) attr.Type { return yamlType{} }
+func (v yamlValue) Type(context.Context) attr.Type { return yamlType{sensitive: v.sensitive} }
 
 func (v yamlValue) Equal(o attr.Value) bool {
 	other, ok := o.(yamlValue)
-	return ok && v.StringValue.Equal(other.StringValue)
+	return ok && other.sensitive == v.sensitive && v.StringValue.Equal(other.StringValue)
+}
+
+// String is the value as text for logs: "(sensitive value)" for a sensitive document.
+func (v yamlValue) String() string {
+	if v.sensitive && !v.IsNull() && !v.IsUnknown() {
+		return "(sensitive value)"
+	}
+	return v.StringValue.String()
 }
 
 // StringSemanticEquals reports whether two documents hold the same data.
@@ -93,8 +107,12 @@ func (v yamlValue) ValidateAttribute(_ context.Context, req xattr.ValidateAttrib
 func newYAMLValue(s string) yamlValue { return yamlValue{StringValue: basetypes.NewStringValue(s)} }
 
 // yamlListValidator validates each document of a list of yamlType: the framework does not
-// validate list elements of a custom type on its own.
-type yamlListValidator struct{}
+// validate list elements of a custom type on its own. With sensitive, a document must be a
+// mapping of values and the diagnostic names its line only: the YAML parser's message may
+// quote the document.
+type yamlListValidator struct {
+	sensitive bool
+}
 
 var _ validator.List = yamlListValidator{}
 
@@ -104,12 +122,40 @@ func (yamlListValidator) Description(context.Context) string {
 
 func (v yamlListValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
 
-func (yamlListValidator) ValidateList(ctx context.Context, req validator.ListRequest, resp *validator.ListResponse) {
+func (v yamlListValidator) ValidateList(ctx context.Context, req validator.ListRequest, resp *validator.ListResponse) {
 	for i, e := range req.ConfigValue.Elements() {
-		if doc, ok := e.(yamlValue); ok {
-			r := &xattr.ValidateAttributeResponse{}
-			doc.ValidateAttribute(ctx, xattr.ValidateAttributeRequest{Path: req.Path.AtListIndex(i)}, r)
-			resp.Diagnostics.Append(r.Diagnostics...)
+		doc, ok := e.(yamlValue)
+		if !ok {
+			continue
 		}
+		if v.sensitive {
+			validateSensitiveDocument(doc, req.Path.AtListIndex(i), &resp.Diagnostics)
+			continue
+		}
+		r := &xattr.ValidateAttributeResponse{}
+		doc.ValidateAttribute(ctx, xattr.ValidateAttributeRequest{Path: req.Path.AtListIndex(i)}, r)
+		resp.Diagnostics.Append(r.Diagnostics...)
 	}
+}
+
+// yamlErrorLine finds the line a YAML error names.
+var yamlErrorLine = regexp.MustCompile(`\bline (\d+)\b`)
+
+// validateSensitiveDocument refuses a sensitive document that is not a YAML mapping of values,
+// naming its line but nothing of its text.
+func validateSensitiveDocument(doc yamlValue, at path.Path, diags *diag.Diagnostics) {
+	if doc.IsNull() || doc.IsUnknown() {
+		return
+	}
+	_, err := chart.MergeValues(chart.Values{SensitiveDocuments: []string{doc.ValueString()}})
+	if err == nil {
+		return
+	}
+	where := "It is not a YAML mapping of values"
+	if m := yamlErrorLine.FindStringSubmatch(err.Error()); m != nil {
+		where = "It is not valid YAML at line " + m[1]
+	}
+	diags.AddAttributeError(at, "Invalid YAML", fmt.Sprintf("The value at %s is not a YAML mapping of values. %s (positions count from "+
+		"the document's first line); the parser's message is not shown, as it may quote the sensitive document. Check the document, "+
+		"for instance with yamlencode of a map.", at, where))
 }
