@@ -5,7 +5,8 @@
 # same run and on the same cluster:
 #   terraform: plan of an empty configuration (the floor), plans of a provider that does nothing
 #              (scripts/bench/minimal), plan with no change, plan with one changed value (with
-#              and without the plan's checks: plan_checks = "none"),
+#              all the plan's checks, with those that ask the cluster nothing: plan_checks =
+#              "offline", and without any: "none"),
 #              apply (install, upgrade), destroy; the provider's peak memory
 #   helm:      template; upgrade --install with and without --wait; the helm-diff equivalent
 #              `helm template | kubectl diff --server-side`; `kubectl delete namespace --wait`
@@ -225,7 +226,8 @@ variable "revision" {
   default = "1"
 }
 
-# "none" measures the plan without its checks (schemas, API versions, the server-side dry run).
+# "offline" measures the plan without what it asks the cluster (its OpenAPI schemas, the
+# server-side dry run); "none" without any check (schemas, API versions, the dry run).
 variable "plan_checks" {
   type    = string
   default = "all"
@@ -361,6 +363,7 @@ for size in $BENCH_SIZES; do
     if [ "$BENCH_PROVIDER" = 1 ]; then
       measure "$size" plan_nochange "$run" ok tf "$dir" plan -input=false -detailed-exitcode -var revision=1
       measure "$size" plan_change "$run" changes tf "$dir" plan -input=false -detailed-exitcode -var revision=2
+      measure "$size" plan_change_offline "$run" changes tf "$dir" plan -input=false -detailed-exitcode -var revision=2 -var plan_checks=offline
       measure "$size" plan_change_nochecks "$run" changes tf "$dir" plan -input=false -detailed-exitcode -var revision=2 -var plan_checks=none
       measure "$size" apply_upgrade "$run" ok tf "$dir" apply -auto-approve -input=false -var revision=2
       measure "$size" destroy "$run" ok tf "$dir" destroy -auto-approve -input=false -var revision=2
