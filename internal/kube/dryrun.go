@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
-	"strconv"
-	"strings"
 	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -110,108 +107,16 @@ func (d *DryRunner) DryRunApply(ctx context.Context, obj map[string]any, fieldMa
 }
 
 func dryRunError(err error, mapping *meta.RESTMapping, u *unstructured.Unstructured) error {
-	// Both RBAC and admission (quota, Pod Security, webhooks) answer 403 Forbidden; only RBAC's
-	// answer means the identity may not ask.
-	if apierrors.IsForbidden(err) && isAuthorizationMessage(err.Error()) {
-		return forbidden(err, "patch", mapping.Resource.Group, mapping.Resource.Resource, u.GetNamespace(), u.GetName())
-	}
-	var status apierrors.APIStatus
-	if !errors.As(err, &status) || apierrors.IsNotFound(err) || apierrors.IsUnauthorized(err) || apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) {
+	refused, ok := classifyRefusal(err)
+	switch {
+	case !ok:
 		return fmt.Errorf("dry-run apply %s: %w", describe(u), err)
-	}
-	message := status.Status().Message
-	if webhook, ok := webhookNamed(message, webhookNoDryRun); ok && apierrors.IsBadRequest(err) {
-		return &DryRunUnsupportedError{Webhook: webhook, Err: err}
-	}
-	refused := &RefusedError{Reason: string(status.Status().Reason), Message: message, Err: err}
-	refused.Webhook, _ = webhookNamed(message, webhookDenied)
-	if details := status.Status().Details; details != nil {
-		for _, c := range details.Causes {
-			refused.Causes = append(refused.Causes, Cause{Field: c.Field, Message: c.Message, Immutable: isImmutableMessage(c.Message)})
-		}
-	}
-	if len(refused.Causes) == 0 && isImmutableMessage(refused.Message) {
-		refused.Causes = []Cause{{Message: refused.Message, Immutable: true}}
+	case refused.Class == RefusalRBAC:
+		return refusal(err, "patch", mapping.Resource.Group, mapping.Resource.Resource, u.GetNamespace(), u.GetName())
+	case refused.Class == RefusalDryRunUnsupported:
+		return &DryRunUnsupportedError{Webhook: refused.Webhook, Err: err}
 	}
 	return refused
-}
-
-// RefusedError is the API server's (or an admission controller's) refusal of an object.
-type RefusedError struct {
-	// Reason is the status reason: Invalid, Forbidden (admission), Conflict, ...
-	Reason string
-	// Message is the API server's message.
-	Message string
-	// Causes are the fields refused, when the API server names them.
-	Causes []Cause
-	// Webhook is the name of the admission webhook that refused the object; empty when the API
-	// server or an admission controller of its own refused it.
-	Webhook string
-	Err     error
-}
-
-// Cause is one field the API server refused.
-type Cause struct {
-	Field   string
-	Message string
-	// Immutable is set when the field may not change once set.
-	Immutable bool
-}
-
-func (e *RefusedError) Error() string { return e.Message }
-
-func (e *RefusedError) Unwrap() error { return e.Err }
-
-// Immutable reports whether the API server refused the object only because fields that may
-// not change once set would change: deleting and recreating the object would be accepted.
-func (e *RefusedError) Immutable() bool {
-	if len(e.Causes) == 0 {
-		return false
-	}
-	for _, c := range e.Causes {
-		if !c.Immutable {
-			return false
-		}
-	}
-	return true
-}
-
-// isImmutableMessage recognises the API server's wording for a change it allows only on
-// create: "field is immutable" (Deployment selector, Job template, most fields), "may not
-// change once set" (Service clusterIP), and StatefulSet's list of the spec fields an update may
-// touch (volumeClaimTemplates, selector, serviceName).
-func isImmutableMessage(msg string) bool {
-	return strings.Contains(msg, "field is immutable") ||
-		strings.Contains(msg, "may not change once set") ||
-		strings.Contains(msg, "updates to statefulset spec for fields other than")
-}
-
-// isAuthorizationMessage recognises the authorizer's refusal: `User "ci-job" cannot patch
-// resource "clusterroles" in API group ...`.
-func isAuthorizationMessage(msg string) bool {
-	return strings.Contains(msg, " cannot ") && strings.Contains(msg, ` resource "`)
-}
-
-// The API server's wording for a webhook's refusal and for a dry run it could not send to a
-// webhook (k8s.io/apiserver's admission webhook errors).
-const (
-	webhookDenied   = "denied the request"
-	webhookNoDryRun = "does not support dry run"
-)
-
-var webhookMessage = regexp.MustCompile(`admission webhook ("(?:[^"\\]|\\.)*") (` + webhookDenied + `|` + webhookNoDryRun + `)`)
-
-// webhookNamed returns the webhook a message of the API server names as having done what.
-func webhookNamed(message, what string) (string, bool) {
-	for _, m := range webhookMessage.FindAllStringSubmatch(message, -1) {
-		if m[2] != what {
-			continue
-		}
-		if name, err := strconv.Unquote(m[1]); err == nil {
-			return name, true
-		}
-	}
-	return "", false
 }
 
 // DryRunUnsupportedError reports an object the API server could not dry-run because an

@@ -8,7 +8,7 @@ import (
 )
 
 // ForbiddenError reports a request that RBAC refused: who may not do what to
-// which object. Callers add the identity (Clients.WhoAmI) to their message.
+// which object. Admission's 403 (webhooks, quota, Pod Security) is a *RefusedError. Callers add the identity (Clients.WhoAmI) to their message.
 type ForbiddenError struct {
 	// Verb is the API verb refused: get, create, patch, delete, ...
 	Verb string
@@ -39,15 +39,6 @@ func (e *ForbiddenError) Object() string {
 		return resource + "/" + e.Name
 	}
 	return fmt.Sprintf("%s/%s in namespace %s", resource, e.Name, e.Namespace)
-}
-
-// forbidden wraps err in a *ForbiddenError when the API server refused the
-// request for lack of rights, and returns err unchanged otherwise.
-func forbidden(err error, verb, group, resource, namespace, name string) error {
-	if err == nil || !apierrors.IsForbidden(err) {
-		return err
-	}
-	return &ForbiddenError{Verb: verb, Resource: resource, Group: group, Name: name, Namespace: namespace, Err: err}
 }
 
 // IsNotFound reports whether err says the object does not exist.

@@ -81,3 +81,29 @@ func sortedStrings(s []string) []string {
 	sort.Strings(s)
 	return s
 }
+
+// refuser names who refused an object, from the API server's answer, for a diagnostic's
+// sentence: `the admission webhook "deny.example.com"`, `Pod Security admission`, `the API
+// server (invalid)`.
+func refuser(refused *kube.RefusedError) string {
+	switch refused.Class {
+	case kube.RefusalWebhook, kube.RefusalDryRunUnsupported:
+		return fmt.Sprintf("the admission webhook %q", refused.Webhook)
+	case kube.RefusalPolicy:
+		return fmt.Sprintf("the ValidatingAdmissionPolicy %q", refused.Policy)
+	case kube.RefusalPodSecurity:
+		return "Pod Security admission"
+	case kube.RefusalQuota:
+		return "a ResourceQuota of the namespace"
+	case kube.RefusalAdmission:
+		return "an admission plugin of the API server"
+	case kube.RefusalNamespaceTerminating:
+		return "the API server, because the namespace is being deleted,"
+	case kube.RefusalOther:
+		if refused.Reason == "" {
+			return "the API server"
+		}
+		return fmt.Sprintf("the API server (%s)", refused.Reason)
+	}
+	return fmt.Sprintf("the API server (%s)", refused.Class)
+}

@@ -63,6 +63,12 @@ func clusterErrorDiagnostic(ctx context.Context, cluster environmentCluster, sum
 	if f, ok := kube.AsForbidden(err); ok {
 		return forbiddenDiagnostic(ctx, cluster, summary, what, todo, f)
 	}
+	var refused *kube.RefusedError
+	if errors.As(err, &refused) && refused.Class != kube.RefusalOther {
+		return diag.NewErrorDiagnostic(summary, fmt.Sprintf("%s It was refused by %s, not for lack of rights: "+
+			"change the configuration so the object meets what the message below asks, or ask the cluster's administrators about the rule. %s\n\n%v",
+			what, refuser(refused), todo, err))
+	}
 	return diag.NewErrorDiagnostic(summary, fmt.Sprintf("%s %s\n\n%v", what, todo, err))
 }
 

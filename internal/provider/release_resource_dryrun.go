@@ -253,9 +253,9 @@ func addDryRunDiagnostic(m *releaseModel, o dryRunOutcome, enforce string, diags
 			m.releaseID(), refused.Webhook, object, redactor.String(refused.Message)))
 	case errors.As(o.err, &refused):
 		diags.AddAttributeError(at, "Object Refused by the API Server", fmt.Sprintf(
-			"Release %s: a server-side dry run of %s was refused (%s), so the apply would fail. Fix the template or the values that "+
-				"produce it, or the namespace's policy (quota, Pod Security, admission webhooks) that refuses it.\n\n%s",
-			m.releaseID(), object, refused.Reason, redactor.String(refused.Message)))
+			"Release %s: %s refused a server-side dry run of %s, so the apply would fail. Fix the template or the values that "+
+				"produce it, or the namespace's policy (quota, Pod Security, admission policies) that refuses it.\n\n%s",
+			m.releaseID(), refuser(refused), object, redactor.String(refused.Message)))
 	case errors.As(o.err, &unknownKind):
 		diags.AddAttributeError(at, "Kind Not Served by the Cluster", fmt.Sprintf(
 			"Release %s: the cluster serves no %s %s, so the apply of %s would fail. Install the CustomResourceDefinition first, or use "+

@@ -175,7 +175,7 @@ func TestAccRelease_dryRunRefusesWhatAdmissionRefuses(t *testing.T) {
 				},
 				Config:      checksApplied(e.namespace, ``),
 				PlanOnly:    true,
-				ExpectError: wrappedPattern(`(?s)Object Refused by the API Server.*Service/checks.*exceeded quota: no-services`),
+				ExpectError: wrappedPattern(`(?s)Object Refused by the API Server.*a ResourceQuota of the namespace refused a server-side dry run of Service/checks.*exceeded quota: no-services`),
 			},
 			{
 				// plan_checks = "offline" does not ask the cluster.
@@ -208,7 +208,7 @@ func TestAccRelease_dryRunRefusesWhatAdmissionRefuses(t *testing.T) {
 				PreConfig:   func() { denyImagesFromElsewhere(t, e) },
 				Config:      checksApplied(e.namespace, ``),
 				PlanOnly:    true,
-				ExpectError: wrappedPattern(`(?s)Object Refused by the API Server.*Deployment.apps/checks.*images come from registry.example.com`),
+				ExpectError: wrappedPattern(`(?s)Object Refused by the API Server.*the ValidatingAdmissionPolicy "gitlabk8s-test-rel-[^"]*" refused a server-side dry run of Deployment.apps/checks.*images come from registry.example.com`),
 			},
 		},
 	})
@@ -218,48 +218,19 @@ func TestAccRelease_dryRunRefusesWhatAdmissionRefuses(t *testing.T) {
 // refuses Deployments whose images are not from registry.example.com, and waits until the API
 // server enforces it.
 func denyImagesFromElsewhere(t *testing.T, e *releaseTestEnv) {
-	ctx := context.Background()
-	name := "gitlabk8s-test-" + e.namespace
-	fail := admissionregistrationv1.Fail
-	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
-			FailurePolicy: &fail,
-			MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
-				RuleWithOperations: admissionregistrationv1.RuleWithOperations{
-					Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
-					Rule:       admissionregistrationv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments"}},
-				},
-			}}},
-			Validations: []admissionregistrationv1.Validation{{
-				Expression: "object.spec.template.spec.containers.all(c, c.image.startsWith('registry.example.com/'))",
-				Message:    "images come from registry.example.com",
-			}},
-		},
-	}
-	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
-		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
-			PolicyName:        name,
-			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
-			MatchResources: &admissionregistrationv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{
-				MatchLabels: map[string]string{corev1.LabelMetadataName: e.namespace},
-			}},
-		},
-	}
-	policies := e.kube.AdmissionregistrationV1()
-	if _, err := policies.ValidatingAdmissionPolicies().Create(ctx, policy, metav1.CreateOptions{}); err != nil {
+	remove, err := testcluster.DenyPolicy{
+		Name:       "gitlabk8s-test-" + e.namespace,
+		Rule:       admissionregistrationv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments"}},
+		Expression: "object.spec.template.spec.containers.all(c, c.image.startsWith('registry.example.com/'))",
+		Message:    "images come from registry.example.com",
+		Match: &admissionregistrationv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{
+			MatchLabels: map[string]string{corev1.LabelMetadataName: e.namespace},
+		}},
+	}.Create(context.Background(), e.kube)
+	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		_ = policies.ValidatingAdmissionPolicies().Delete(context.Background(), name, metav1.DeleteOptions{})
-	})
-	if _, err := policies.ValidatingAdmissionPolicyBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = policies.ValidatingAdmissionPolicyBindings().Delete(context.Background(), name, metav1.DeleteOptions{})
-	})
+	t.Cleanup(remove)
 	waitForAdmission(t, e, "images come from registry.example.com")
 }
 

@@ -1,0 +1,109 @@
+package kube
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// status is an answer of the API server as it comes over the wire.
+func status(code int32, reason metav1.StatusReason, message string, causes ...metav1.StatusCause) error {
+	s := metav1.Status{Status: metav1.StatusFailure, Code: code, Reason: reason, Message: message}
+	if len(causes) > 0 {
+		s.Details = &metav1.StatusDetails{Causes: causes}
+	}
+	return &apierrors.StatusError{ErrStatus: s}
+}
+
+// The messages are the local cluster's (TestClassifyRefusal_theAPIServersAnswers logs them).
+func TestClassifyRefusal_mapping(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		err     error
+		want    RefusalClass
+		webhook string
+		policy  string
+	}{
+		{"rbac", status(403, metav1.StatusReasonForbidden, `configmaps "rbac" is forbidden: User "gitlabk8s-test:nobody" cannot patch resource "configmaps" in API group "" in the namespace "review"`), RefusalRBAC, "", ""},
+		{"rbac, a path", status(403, metav1.StatusReasonForbidden, `forbidden: User "gitlabk8s-test:nobody" cannot get path "/openapi/v3"`), RefusalRBAC, "", ""},
+		{"pod security", status(403, metav1.StatusReasonForbidden, `pods "privileged" is forbidden: violates PodSecurity "restricted:latest": privileged (container "app" must not set securityContext.privileged=true)`), RefusalPodSecurity, "", ""},
+		{"quota", status(403, metav1.StatusReasonForbidden, `services "web" is forbidden: exceeded quota: no-services, requested: services=1, used: services=0, limited: services=0`), RefusalQuota, "", ""},
+		{"limit range", status(403, metav1.StatusReasonForbidden, `pods "web" is forbidden: maximum cpu usage per Container is 1, but limit is 2`), RefusalAdmission, "", ""},
+		{"webhook", status(403, metav1.StatusReasonForbidden, `admission webhook "deny.example.com" denied the request: images come from registry.example.com`), RefusalWebhook, "deny.example.com", ""},
+		{"webhook with its own code", status(400, metav1.StatusReasonBadRequest, `admission webhook "validate.kyverno.svc" denied the request: label team is required`), RefusalWebhook, "validate.kyverno.svc", ""},
+		{"webhook without dry run", status(400, metav1.StatusReasonBadRequest, `admission webhook "audit.example.com" does not support dry run`), RefusalDryRunUnsupported, "audit.example.com", ""},
+		{"policy with 403", status(403, metav1.StatusReasonForbidden, `configmaps "refused" is forbidden: ValidatingAdmissionPolicy 'deny-refuse' with binding 'deny-refuse' denied request: configmaps may not hold the key refuse`,
+			metav1.StatusCause{Message: `ValidatingAdmissionPolicy 'deny-refuse' with binding 'deny-refuse' denied request: configmaps may not hold the key refuse`}), RefusalPolicy, "", "deny-refuse"},
+		{"policy with 422", status(422, metav1.StatusReasonInvalid, `deployments.apps "web" is invalid: : ValidatingAdmissionPolicy 'images' with binding 'images' denied request: images come from registry.example.com`), RefusalPolicy, "", "images"},
+		{"namespace terminating", status(403, metav1.StatusReasonForbidden, `configmaps "late" is forbidden: unable to create new content in namespace review because it is being terminated`,
+			metav1.StatusCause{Type: corev1.NamespaceTerminatingCause, Message: "namespace review is being terminated", Field: "metadata.namespace"}), RefusalNamespaceTerminating, "", ""},
+		{"immutable", status(422, metav1.StatusReasonInvalid, "ConfigMap \"frozen\" is invalid: data: Forbidden: field is immutable when `immutable` is set",
+			metav1.StatusCause{Type: metav1.CauseType("FieldValueForbidden"), Message: "Forbidden: field is immutable when `immutable` is set", Field: "data"}), RefusalImmutable, "", ""},
+		{"statefulset spec", status(422, metav1.StatusReasonInvalid, `StatefulSet.apps "db" is invalid: spec: Forbidden: updates to statefulset spec for fields other than 'replicas' are forbidden`,
+			metav1.StatusCause{Type: metav1.CauseType("FieldValueForbidden"), Message: "Forbidden: updates to statefulset spec for fields other than 'replicas' are forbidden", Field: "spec"}), RefusalImmutable, "", ""},
+		{"immutable and invalid", status(422, metav1.StatusReasonInvalid, `Deployment.apps "web" is invalid`,
+			metav1.StatusCause{Message: "field is immutable", Field: "spec.selector"}, metav1.StatusCause{Message: "Required value", Field: "spec.template.spec.containers"}), RefusalInvalid, "", ""},
+		{"invalid name", status(422, metav1.StatusReasonInvalid, `ConfigMap "Not_A_Name" is invalid: metadata.name: Invalid value: "Not_A_Name"`,
+			metav1.StatusCause{Type: metav1.CauseTypeFieldValueInvalid, Message: `Invalid value: "Not_A_Name"`, Field: "metadata.name"}), RefusalInvalid, "", ""},
+		{"unknown field, server-side apply", status(500, "", `failed to create typed patch object (review/web; /v1, Kind=ConfigMap): .spec: field not declared in schema`), RefusalInvalid, "", ""},
+		{"unknown field, strict decoding", status(400, metav1.StatusReasonBadRequest, `strict decoding error: unknown field "spec.size"`), RefusalInvalid, "", ""},
+		{"conflict", status(409, metav1.StatusReasonConflict, `Operation cannot be fulfilled on configmaps "frozen": the object has been modified; please apply your changes to the latest version and try again`), RefusalConflict, "", ""},
+		{"webhook not reached", status(500, metav1.StatusReasonInternalError, `Internal error occurred: failed calling webhook "deny.example.com": connection refused`), RefusalOther, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			refused, ok := classifyRefusal(fmt.Errorf("apply: %w", tc.err))
+			if !ok {
+				t.Fatalf("classifyRefusal(%v) is no refusal, want %q", tc.err, tc.want)
+			}
+			if refused.Class != tc.want || refused.Webhook != tc.webhook || refused.Policy != tc.policy {
+				t.Errorf("class %q, webhook %q, policy %q; want %q, %q, %q", refused.Class, refused.Webhook, refused.Policy, tc.want, tc.webhook, tc.policy)
+			}
+			if refused.Immutable() != (tc.want == RefusalImmutable) {
+				t.Errorf("Immutable() = %t for class %q", refused.Immutable(), refused.Class)
+			}
+		})
+	}
+}
+
+func TestClassifyRefusal_whatRefusesNothing(t *testing.T) {
+	configMaps := schema.GroupResource{Resource: "configmaps"}
+	for _, err := range []error{
+		nil,
+		errors.New("connection refused"),
+		apierrors.NewNotFound(configMaps, "web"),
+		apierrors.NewUnauthorized("token expired"),
+		apierrors.NewServerTimeout(configMaps, "patch", 1),
+		apierrors.NewTimeoutError("the request timed out", 1),
+	} {
+		if refused, ok := classifyRefusal(err); ok {
+			t.Errorf("classifyRefusal(%v) = %+v, want no refusal", err, refused)
+		}
+	}
+}
+
+// Only RBAC's refusal names the identity's missing right; admission's 403 keeps its own type.
+func TestRefusal_onlyRBACIsForbidden(t *testing.T) {
+	rbac := status(403, metav1.StatusReasonForbidden, `namespaces "review" is forbidden: User "ci" cannot delete resource "namespaces" in API group "" in the namespace "review"`)
+	f, ok := AsForbidden(refusal(rbac, "delete", "", "namespaces", "", "review"))
+	if !ok || f.Verb != "delete" || f.Object() != "namespaces/review" {
+		t.Errorf("RBAC's refusal = %+v, want a ForbiddenError for delete on namespaces/review", f)
+	}
+	webhook := status(403, metav1.StatusReasonForbidden, `admission webhook "protect.example.com" denied the request: namespace review is protected`)
+	err := refusal(webhook, "delete", "", "namespaces", "", "review")
+	var refused *RefusedError
+	if _, ok := AsForbidden(err); ok || !errors.As(err, &refused) || refused.Webhook != "protect.example.com" {
+		t.Errorf("a webhook's 403 = %#v, want a RefusedError naming the webhook, not a ForbiddenError", err)
+	}
+	if !apierrors.IsForbidden(err) {
+		t.Error("the RefusedError hides the API server's status from apierrors")
+	}
+	notFound := apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, "review")
+	if err := refusal(notFound, "get", "", "namespaces", "", "review"); err != notFound {
+		t.Errorf("refusal(not found) = %v, want the error unchanged", err)
+	}
+}
