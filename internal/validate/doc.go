@@ -16,11 +16,17 @@
 //   - Built-in kinds are checked against the structured-merge-diff schema
 //     client-go generates from Kubernetes' OpenAPI (the one server-side apply
 //     uses): unknown fields and type mismatches, each with its field path.
+//   - When the caller has the API server's OpenAPI v3 documents (it fetched
+//     them; this package does no I/O), the kinds they define are checked
+//     against them instead, in the same way ([ServerSchema]): built-in kinds as
+//     that server's version has them, and custom resources of the definitions
+//     installed there.
 //   - Custom resources whose CustomResourceDefinition is among the objects
 //     checked are validated against that definition's schema with the API
 //     server's own code (k8s.io/apiextensions-apiserver): unknown fields are
 //     the ones it would prune, the rest is its OpenAPI validation.
 //
-// Objects of kinds it does not know (custom resources defined elsewhere) are
-// not checked; the server-side dry run covers them when a cluster is there.
+// Objects of kinds it does not know (custom resources defined elsewhere, with
+// no server schema given) are not checked; the server-side dry run covers them
+// when a cluster is there.
 package validate
