@@ -284,7 +284,9 @@ func (r *releaseResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 				MarkdownDescription: "Replace the objects whose change the API server refuses because a field cannot change once set (a " +
 					"Deployment's selector, a Job's template, a StatefulSet's `volumeClaimTemplates`, a Service's `clusterIP`): the apply " +
 					"deletes each such object and Helm creates it again, as `kubectl replace --force` does. The plan names them in a " +
-					"warning. Without it (the default), the plan fails on such a change. Replacing an object interrupts what it runs.",
+					"warning. Without it (the default), the plan fails on such a change. Replacing an object interrupts what it runs. A " +
+					"StatefulSet's PersistentVolumeClaims outlive it (unless its `persistentVolumeClaimRetentionPolicy` says otherwise): the " +
+					"claims that exist keep their size, and a changed `volumeClaimTemplates` shapes only the claims created afterwards.",
 			},
 			"cascade": schema.StringAttribute{
 				Optional: true,
