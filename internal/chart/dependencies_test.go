@@ -73,7 +73,7 @@ func TestLoad_dependencyUpdate(t *testing.T) {
 
 	t.Run("without Chart.lock, the newest versions, and Chart.lock is written", func(t *testing.T) {
 		dir := writeUmbrella(t, deps, "")
-		l, err := Load(context.Background(), Source{Chart: dir, DependencyUpdate: true})
+		l, err := Load(context.Background(), Source{Chart: dir, DependencyUpdate: true, PlainHTTP: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"sort"
 	"strings"
 
@@ -39,28 +37,33 @@ func loadOCI(ctx context.Context, src Source, ref string) (*Loaded, error) {
 	if err != nil {
 		return nil, fmt.Errorf("oci reference %q: %w", ref, err)
 	}
-	repository.PlainHTTP = src.PlainHTTP || isLoopback(parsed.Registry)
+	client, err := httpClient(src.TLS)
+	if err != nil {
+		return nil, err
+	}
+	repository.PlainHTTP = src.PlainHTTP
 	repository.Client = &auth.Client{
-		Client:     http.DefaultClient,
+		Client:     client,
 		Cache:      auth.NewCache(),
 		Credential: auth.StaticCredential(parsed.Registry, auth.Credential{Username: src.Username, Password: src.Password}),
 	}
 	where := ociScheme + parsed.Registry + "/" + parsed.Repository
+	explain := func(err error) error { return explainOCIError(ctx, src.PlainHTTP, parsed.Registry, err) }
 
 	tag, err := resolveOCITag(ctx, repository, parsed.Reference, src.Version)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", where, explainOCIError(err))
+		return nil, fmt.Errorf("%s: %w", where, explain(err))
 	}
 	layer, err := fetchChartLayer(ctx, repository, tag)
 	if err != nil {
-		return nil, fmt.Errorf("%s:%s: %w", where, tag, explainOCIError(err))
+		return nil, fmt.Errorf("%s:%s: %w", where, tag, explain(err))
 	}
 	if cached, _ := cachedPackage(src.CacheDir, layer.Digest.Encoded()); cached != nil {
 		return loadOCIPackage(src, where, tag, cached)
 	}
 	data, err := content.FetchAll(ctx, repository, layer)
 	if err != nil {
-		return nil, fmt.Errorf("%s:%s: fetch chart layer: %w", where, tag, explainOCIError(err))
+		return nil, fmt.Errorf("%s:%s: fetch chart layer: %w", where, tag, explain(err))
 	}
 	return loadOCIPackage(src, where, tag, data)
 }
@@ -150,28 +153,17 @@ func fetchChartLayer(ctx context.Context, repository *remote.Repository, tag str
 	return ocispec.Descriptor{}, errors.New("manifest has no Helm chart layer; is this a chart?")
 }
 
-// isLoopback reports whether a registry host ("host[:port]") is this
-// machine, whose registries are reached over plain HTTP as Docker does by
-// default: a registry on loopback has no certificate a client could check.
-func isLoopback(registryHost string) bool {
-	host := registryHost
-	if h, _, err := net.SplitHostPort(registryHost); err == nil {
-		host = h
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(strings.Trim(host, "[]"))
-	return ip != nil && ip.IsLoopback()
-}
-
 // explainOCIError says what to do when the registry wants credentials that
-// were not given.
-func explainOCIError(err error) error {
+// were not given, and tells certificate and protocol mismatches apart
+// (*TLSError).
+func explainOCIError(ctx context.Context, plainHTTP bool, registryHost string, err error) error {
 	if errors.Is(err, auth.ErrBasicCredentialNotFound) {
 		return fmt.Errorf("the registry requires credentials; set username and password: %w", err)
 	}
-	return err
+	if plainHTTP {
+		return classifyPlainHTTP(ctx, registryHost, err)
+	}
+	return classifyTLS(registryHost, err)
 }
 
 // OCI tags cannot hold '+', so Helm pushes version build metadata with '_'.

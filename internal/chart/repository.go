@@ -29,7 +29,12 @@ func loadFromRepository(ctx context.Context, src Source) (*Loaded, error) {
 	if err != nil || (parsed.Scheme != "http" && parsed.Scheme != "https") || parsed.Host == "" {
 		return nil, fmt.Errorf("repository %q is not an http(s):// or oci:// URL", redactURL(src.Repository))
 	}
-	indexData, err := download(ctx, src, parsed, repoURL+"/index.yaml")
+	client, err := httpClient(src.TLS)
+	if err != nil {
+		return nil, err
+	}
+	get := func(rawURL string) ([]byte, error) { return download(ctx, client, src, parsed, rawURL) }
+	indexData, err := get(repoURL + "/index.yaml")
 	if err != nil {
 		return nil, fmt.Errorf("read index of repository %s: %w", redactURL(repoURL), err)
 	}
@@ -51,7 +56,7 @@ func loadFromRepository(ctx context.Context, src Source) (*Loaded, error) {
 
 	data, err := cachedPackage(src.CacheDir, entry.Digest)
 	if data == nil || err != nil {
-		data, err = download(ctx, src, parsed, packageURL)
+		data, err = get(packageURL)
 		if err != nil {
 			return nil, fmt.Errorf("download chart %s %s: %w", entry.Name, entry.Version, err)
 		}
@@ -127,9 +132,9 @@ func listVersions(versions repo.ChartVersions) string {
 	return strings.Join(names, ", ")
 }
 
-// download GETs rawURL. Credentials go only to the repository's own host,
-// as Helm does unless told to pass them on.
-func download(ctx context.Context, src Source, repoURL *url.URL, rawURL string) ([]byte, error) {
+// download GETs rawURL with client. Credentials go only to the repository's
+// own host, as Helm does unless told to pass them on.
+func download(ctx context.Context, client *http.Client, src Source, repoURL *url.URL, rawURL string) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", redactURL(rawURL), err)
@@ -139,15 +144,21 @@ func download(ctx context.Context, src Source, repoURL *url.URL, rawURL string) 
 			req.SetBasicAuth(src.Username, src.Password)
 		}
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		var urlErr *url.Error
 		if errors.As(err, &urlErr) {
 			err = urlErr.Err
 		}
-		return nil, fmt.Errorf("GET %s: %w", redactURL(rawURL), err)
+		if req.URL.Scheme == "http" {
+			return nil, fmt.Errorf("GET %s: %w", redactURL(rawURL), classifyPlainHTTP(ctx, req.URL.Host, err))
+		}
+		return nil, fmt.Errorf("GET %s: %w", redactURL(rawURL), classifyTLS(req.URL.Host, err))
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusBadRequest && req.URL.Scheme == "http" {
+		return nil, fmt.Errorf("GET %s: %w", redactURL(rawURL), classifyPlainHTTP(ctx, req.URL.Host, errors.New(resp.Status)))
+	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("GET %s: %s", redactURL(rawURL), resp.Status)
 	}

@@ -37,11 +37,13 @@ type Source struct {
 	Version string
 	// Username and Password authenticate to the repository or registry.
 	Username, Password string
-	// PlainHTTP talks to an OCI registry over HTTP instead of HTTPS, like
-	// helm's --plain-http. Registries on loopback (localhost, 127.0.0.0/8,
-	// ::1) are always reached over HTTP, as Docker does. HTTP chart
-	// repositories use their URL's scheme.
+	// PlainHTTP talks to OCI registries over HTTP instead of HTTPS, like
+	// helm's --plain-http; without it every registry, one on loopback too,
+	// is reached over HTTPS. HTTP chart repositories use their URL's scheme.
 	PlainHTTP bool
+	// TLS is how repositories and registries, the chart's and those of the
+	// dependencies DependencyUpdate fetches, are reached over HTTPS.
+	TLS TLS
 	// CacheDir, when set, keeps downloaded packages by digest so that a
 	// second load of the same version does not download it again.
 	CacheDir string
@@ -105,7 +107,7 @@ func loadLocal(ctx context.Context, src Source) (*Loaded, error) {
 	var loaded *Loaded
 	if info.IsDir() {
 		if src.DependencyUpdate {
-			if err := buildDependencies(ctx, src.Chart, src.PlainHTTP); err != nil {
+			if err := buildDependencies(ctx, src.Chart, src.PlainHTTP, src.TLS); err != nil {
 				return nil, err
 			}
 		}

@@ -19,7 +19,8 @@ import (
 type Option func(*options)
 
 type options struct {
-	username, password string
+	username, password      string
+	tls, clientCertificates bool
 }
 
 // WithBasicAuth makes the server require these credentials.
@@ -27,11 +28,28 @@ func WithBasicAuth(username, password string) Option {
 	return func(o *options) { o.username, o.password = username, password }
 }
 
-// HTTPRepository is a chart repository served over HTTP on loopback.
+// WithTLS serves over HTTPS, with a certificate for localhost, 127.0.0.1
+// and ::1 that a test CA made for the server signed; the server's CA field
+// holds it.
+func WithTLS() Option {
+	return func(o *options) { o.tls = true }
+}
+
+// WithClientCertificates serves over HTTPS (WithTLS) and accepts only
+// clients that present a certificate of the server's CA
+// (CA.ClientCertificate).
+func WithClientCertificates() Option {
+	return func(o *options) { o.tls, o.clientCertificates = true, true }
+}
+
+// HTTPRepository is a chart repository served over HTTP, or HTTPS WithTLS,
+// on loopback.
 type HTTPRepository struct {
 	// URL is the repository URL, without a trailing slash.
 	URL                string
 	Username, Password string
+	// CA signed the server's certificate; nil over plain HTTP.
+	CA *TestCA
 
 	dir string
 	mu  sync.Mutex
@@ -54,12 +72,13 @@ func NewHTTPRepository(t testing.TB, opts ...Option) *HTTPRepository {
 		requests: map[string]int{},
 	}
 	files := http.FileServer(http.Dir(r.dir))
-	server := httptest.NewServer(basicAuth(o, "chart repository", http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	server := httptest.NewUnstartedServer(basicAuth(o, "chart repository", http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.mu.Lock()
 		r.requests[req.URL.Path]++
 		r.mu.Unlock()
 		files.ServeHTTP(w, req)
 	})))
+	r.CA = start(t, o, server)
 	t.Cleanup(server.Close)
 	r.URL = server.URL
 	// An empty repository still has an index.

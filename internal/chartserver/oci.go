@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"fmt"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -31,11 +33,16 @@ import (
 var quietRegistryLogs sync.Once
 
 // OCIRegistry is the distribution registry, in memory, on loopback, over
-// plain HTTP, which chart.Load uses for loopback registries.
+// plain HTTP, or HTTPS WithTLS.
 type OCIRegistry struct {
 	// Host is "127.0.0.1:<port>".
 	Host               string
 	Username, Password string
+	// CA signed the server's certificate; nil over plain HTTP.
+	CA *TestCA
+	// clientCertificate is what Publish presents when the registry
+	// requires one.
+	clientCertFile, clientKeyFile string
 
 	clientDir string
 }
@@ -70,17 +77,23 @@ func NewOCIRegistry(t testing.TB, opts ...Option) *OCIRegistry {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	app := handlers.NewApp(ctx, config)
-	server := httptest.NewServer(app)
+	server := httptest.NewUnstartedServer(app)
+	ca := start(t, o, server)
 	t.Cleanup(func() {
 		server.Close()
 		cancel()
 	})
-	return &OCIRegistry{
-		Host:      strings.TrimPrefix(server.URL, "http://"),
+	r := &OCIRegistry{
+		Host:      strings.TrimPrefix(strings.TrimPrefix(server.URL, "http://"), "https://"),
 		Username:  o.username,
 		Password:  o.password,
+		CA:        ca,
 		clientDir: dir,
 	}
+	if o.clientCertificates {
+		r.clientCertFile, r.clientKeyFile = ca.ClientCertificate(t, "publisher")
+	}
+	return r
 }
 
 // Repository returns the oci:// URL charts are published under,
@@ -111,9 +124,9 @@ func (r *OCIRegistry) PublishArchive(t testing.TB, archive string) (ref, digest 
 		t.Fatalf("load package %s: %v", archive, err)
 	}
 	options := []registry.ClientOption{
-		registry.ClientOptPlainHTTP(),
 		registry.ClientOptWriter(io.Discard),
 		registry.ClientOptCredentialsFile(filepath.Join(r.clientDir, "config.json")),
+		r.transport(t),
 	}
 	if r.Username != "" || r.Password != "" {
 		options = append(options, registry.ClientOptBasicAuth(r.Username, r.Password))
@@ -135,6 +148,24 @@ func (r *OCIRegistry) PublishArchive(t testing.TB, archive string) (ref, digest 
 func (r *OCIRegistry) PublishFixture(t testing.TB, name string) (ref, digest string) {
 	t.Helper()
 	return r.Publish(t, LoadFixture(t, name))
+}
+
+// transport is how Publish reaches the registry: plain HTTP, or TLS trusting
+// the registry's CA and with a client certificate when it requires one.
+func (r *OCIRegistry) transport(t testing.TB) registry.ClientOption {
+	t.Helper()
+	if r.CA == nil {
+		return registry.ClientOptPlainHTTP()
+	}
+	config := &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: r.CA.Pool()}
+	if r.clientCertFile != "" {
+		cert, err := tls.LoadX509KeyPair(r.clientCertFile, r.clientKeyFile)
+		if err != nil {
+			t.Fatalf("load client certificate: %v", err)
+		}
+		config.Certificates = []tls.Certificate{cert}
+	}
+	return registry.ClientOptHTTPClient(&http.Client{Transport: &http.Transport{TLSClientConfig: config}})
 }
 
 func writeHtpasswd(t testing.TB, dir, username, password string) string {
