@@ -73,29 +73,34 @@ type releaseModel struct {
 	RepositoryUsername types.String `tfsdk:"repository_username"`
 	RepositoryPassword types.String `tfsdk:"repository_password"`
 	PlainHTTP          types.Bool   `tfsdk:"plain_http"`
-	DependencyUpdate   types.Bool   `tfsdk:"dependency_update"`
-	Version            types.String `tfsdk:"version"`
-	Values             types.List   `tfsdk:"values"`
-	Set                types.Map    `tfsdk:"set"`
-	SetSensitive       types.Map    `tfsdk:"set_sensitive"`
-	ValuesSensitive    types.List   `tfsdk:"values_sensitive"`
-	Atomic             types.Bool   `tfsdk:"atomic"`
-	Wait               types.Bool   `tfsdk:"wait"`
-	Timeout            types.String `tfsdk:"timeout"`
-	BlockedTimeout     types.String `tfsdk:"blocked_timeout"`
-	MaxHistory         types.Int64  `tfsdk:"max_history"`
-	Description        types.String `tfsdk:"description"`
-	RecoverPending     types.Bool   `tfsdk:"recover_pending"`
-	Cascade            types.String `tfsdk:"cascade"`
-	ForceReplace       types.Bool   `tfsdk:"force_replace"`
-	PlanChecks         types.String `tfsdk:"plan_checks"`
-	IgnoreDifferences  types.List   `tfsdk:"ignore_differences"`
-	Manifests          types.Map    `tfsdk:"manifests"`
-	Revision           types.Int64  `tfsdk:"revision"`
-	Status             types.String `tfsdk:"status"`
-	ChartVersion       types.String `tfsdk:"chart_version"`
-	AppVersion         types.String `tfsdk:"app_version"`
-	ChartDigest        types.String `tfsdk:"chart_digest"`
+	RepositoryCAFile   types.String `tfsdk:"repository_ca_file"`
+	RepositoryCertFile types.String `tfsdk:"repository_cert_file"`
+	RepositoryKeyFile  types.String `tfsdk:"repository_key_file"`
+	// InsecureSkipTLSVerify skips the repository's certificate check.
+	InsecureSkipTLSVerify types.Bool   `tfsdk:"insecure_skip_tls_verify"`
+	DependencyUpdate      types.Bool   `tfsdk:"dependency_update"`
+	Version               types.String `tfsdk:"version"`
+	Values                types.List   `tfsdk:"values"`
+	Set                   types.Map    `tfsdk:"set"`
+	SetSensitive          types.Map    `tfsdk:"set_sensitive"`
+	ValuesSensitive       types.List   `tfsdk:"values_sensitive"`
+	Atomic                types.Bool   `tfsdk:"atomic"`
+	Wait                  types.Bool   `tfsdk:"wait"`
+	Timeout               types.String `tfsdk:"timeout"`
+	BlockedTimeout        types.String `tfsdk:"blocked_timeout"`
+	MaxHistory            types.Int64  `tfsdk:"max_history"`
+	Description           types.String `tfsdk:"description"`
+	RecoverPending        types.Bool   `tfsdk:"recover_pending"`
+	Cascade               types.String `tfsdk:"cascade"`
+	ForceReplace          types.Bool   `tfsdk:"force_replace"`
+	PlanChecks            types.String `tfsdk:"plan_checks"`
+	IgnoreDifferences     types.List   `tfsdk:"ignore_differences"`
+	Manifests             types.Map    `tfsdk:"manifests"`
+	Revision              types.Int64  `tfsdk:"revision"`
+	Status                types.String `tfsdk:"status"`
+	ChartVersion          types.String `tfsdk:"chart_version"`
+	AppVersion            types.String `tfsdk:"app_version"`
+	ChartDigest           types.String `tfsdk:"chart_digest"`
 }
 
 func (r *releaseResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -149,12 +154,11 @@ func (r *releaseResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 				Sensitive:           true,
 				MarkdownDescription: "Password or token for the chart repository or OCI registry. It never appears in plans or logs.",
 			},
-			"plain_http": schema.BoolAttribute{
-				Optional:            true,
-				Computed:            true,
-				Default:             booldefault.StaticBool(false),
-				MarkdownDescription: "Talk to the OCI registry over plain HTTP instead of HTTPS, like `helm --plain-http`. Default `false`. A registry on a loopback address (`localhost`, `127.0.0.0/8`, `::1`) is always reached over plain HTTP, as Docker does.",
-			},
+			"plain_http":               plainHTTPAttribute(),
+			"repository_ca_file":       repositoryCAFileAttribute(),
+			"repository_cert_file":     repositoryCertFileAttribute(),
+			"repository_key_file":      repositoryKeyFileAttribute(),
+			"insecure_skip_tls_verify": insecureSkipTLSVerifyAttribute(),
 			"dependency_update": schema.BoolAttribute{
 				Optional: true,
 				Computed: true,
@@ -393,6 +397,7 @@ func (r *releaseResource) ImportState(ctx context.Context, req resource.ImportSt
 		"atomic": defaultReleaseAtomic, "wait": defaultReleaseWait, "timeout": defaultReleaseTimeout,
 		"max_history": int64(defaultReleaseMaxHistory), "recover_pending": defaultRecoverPending, "plain_http": false,
 		"cascade": defaultReleaseCascade, "force_replace": false, "plan_checks": planChecksAll, "dependency_update": false,
+		"insecure_skip_tls_verify": false,
 	} {
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(attr), value)...)
 	}

@@ -144,6 +144,10 @@ func (r *releaseResource) load(ctx context.Context, m *releaseModel, diags *diag
 	var err error
 	out.loaded, err = chart.Load(ctx, m.chartSource())
 	if err != nil {
+		if d, ok := repositoryConnectionDiagnostic(m, err, redactor.String); ok {
+			diags.Append(d)
+			return nil
+		}
 		diags.AddAttributeError(path.Root("chart"), "Unable to Load Chart", fmt.Sprintf(
 			"The chart of release %s could not be loaded. Check chart, repository and version: a local path must exist, a remote "+
 				"chart must exist in the repository at a version that matches.\n\n%s", m.releaseID(), redactor.String(err.Error())))
@@ -220,6 +224,7 @@ func (m *releaseModel) chartSource() chart.Source {
 		Username:   m.RepositoryUsername.ValueString(),
 		Password:   m.RepositoryPassword.ValueString(),
 		PlainHTTP:  m.PlainHTTP.ValueBool(),
+		TLS:        m.chartTLS(),
 		// Rendering with an unknown dependency_update waits for the apply, see unknownRenderInputs.
 		DependencyUpdate: m.DependencyUpdate.ValueBool(),
 	}
@@ -261,7 +266,8 @@ func (m *releaseModel) unknownRenderInputs() []string {
 	for name, v := range map[string]attr.Value{
 		"name": m.Name, "namespace": m.Namespace, "chart": m.Chart, "repository": m.Repository, "version": m.Version,
 		"repository_username": m.RepositoryUsername, "repository_password": m.RepositoryPassword, "plain_http": m.PlainHTTP,
-		"dependency_update": m.DependencyUpdate,
+		"dependency_update": m.DependencyUpdate, "repository_ca_file": m.RepositoryCAFile, "repository_cert_file": m.RepositoryCertFile,
+		"repository_key_file": m.RepositoryKeyFile, "insecure_skip_tls_verify": m.InsecureSkipTLSVerify,
 	} {
 		if v.IsUnknown() {
 			unknown = append(unknown, name)

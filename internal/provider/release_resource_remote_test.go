@@ -92,6 +92,11 @@ func TestAccRelease_ociRegistryChart(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
+			// A registry on loopback is reached over HTTPS too, unless plain_http says otherwise.
+			Config:      remoteWebRelease(e.namespace, ref, "  repository_username = \"deployer\"\n  repository_password = \"oci-pass-9c1e\"\n"),
+			PlanOnly:    true,
+			ExpectError: wrappedText("Registry Speaks Plain HTTP", "answers plain HTTP, not HTTPS", "set plain_http = true"),
+		}, {
 			Config: fmt.Sprintf(`
 resource "gitlabk8s_release" "web" {
   name                = "web"
