@@ -44,8 +44,8 @@ func TestAccRelease_ociRegistryOverTLS(t *testing.T) {
 			{
 				Config:   release(""),
 				PlanOnly: true,
-				ExpectError: wrappedText("Untrusted Repository Certificate", "repository_ca_file", "signed by a certificate authority",
-					"x509: certificate signed by unknown authority", "insecure_skip_tls_verify = true"),
+				ExpectError: wrappedText("Untrusted Repository Certificate", "signed by a certificate authority",
+					"x509: certificate signed by unknown authority", "Set repository_ca_file", "insecure_skip_tls_verify = true"),
 			},
 			{
 				Config: release(fmt.Sprintf("  repository_ca_file = %q\n", registry.CA.CertFile)),
