@@ -165,13 +165,14 @@ func TestLoad_clientCertificates(t *testing.T) {
 	registry := chartserver.NewOCIRegistry(t, chartserver.WithClientCertificates())
 	ref, digest := registry.PublishFixture(t, "web")
 	repository := chartserver.NewHTTPRepository(t, chartserver.WithClientCertificates())
-	repository.PublishFixture(t, "web")
+	repositoryDigest := repository.PublishFixture(t, "web")
 	for _, tt := range []struct {
-		src Source
-		ca  *chartserver.TestCA
+		src    Source
+		ca     *chartserver.TestCA
+		digest string
 	}{
-		{Source{Chart: ref, Version: "1.0.0"}, registry.CA},
-		{Source{Chart: "web", Repository: repository.URL, Version: "1.0.0"}, repository.CA},
+		{Source{Chart: ref, Version: "1.0.0"}, registry.CA, digest},
+		{Source{Chart: "web", Repository: repository.URL, Version: "1.0.0"}, repository.CA, repositoryDigest},
 	} {
 		certFile, keyFile := tt.ca.ClientCertificate(t, "deployer")
 		tt.src.TLS = TLS{CAFile: tt.ca.CertFile, CertFile: certFile, KeyFile: keyFile}
@@ -179,8 +180,8 @@ func TestLoad_clientCertificates(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s with a client certificate: %v", tt.src.Chart, err)
 		}
-		if loaded.Digest != digest {
-			t.Errorf("%s: digest %s, want %s", tt.src.Chart, loaded.Digest, digest)
+		if loaded.Digest != tt.digest {
+			t.Errorf("%s: digest %s, want %s", tt.src.Chart, loaded.Digest, tt.digest)
 		}
 		tt.src.TLS = TLS{CAFile: tt.ca.CertFile}
 		if _, err := Load(context.Background(), tt.src); err == nil {
