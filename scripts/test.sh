@@ -24,15 +24,11 @@ else
   log "no terraform on PATH: the terraform runs of the CLI-driven tests will skip"
 fi
 
-# terraform-plugin-testing runs this CLI: terraform when there is one, else tofu. OpenTofu refuses
-# the default provider address, whose namespace is the legacy "-", so give the provider a
-# namespace of its own; that alone is enough (the provider is reattached in-process, nothing is
-# downloaded).
+# terraform-plugin-testing runs this CLI: terraform when there is one, else tofu. The provider's
+# tests serve it in-process under its own namespace with either (TF_ACC_PROVIDER_NAMESPACE,
+# internal/provider/provider_test.go), since OpenTofu refuses the default one.
 TF_ACC_TERRAFORM_PATH="${TF_ACC_TERRAFORM_PATH:-${GITLABK8S_TERRAFORM:-$GITLABK8S_TOFU}}"
 export TF_ACC_TERRAFORM_PATH
-if [ "$(basename "$TF_ACC_TERRAFORM_PATH")" = tofu ]; then
-  export TF_ACC_PROVIDER_NAMESPACE="${TF_ACC_PROVIDER_NAMESPACE:-gitlabk8s}"
-fi
 log "acceptance tests use $TF_ACC_TERRAFORM_PATH"
 
 # The helm CLI, for the tests that prove a release is an ordinary Helm release (helm list,

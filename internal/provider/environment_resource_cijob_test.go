@@ -56,13 +56,7 @@ func TestAccEnvironment_ciJobAccessIsolatesEnvironments(t *testing.T) {
 
 	// Two provider instances, one per job: aliases of one in-process provider would share its
 	// configuration.
-	providers := fmt.Sprintf(`
-terraform {
-  required_providers {
-    %[5]s = { source = "registry.terraform.io/hashicorp/%[5]s" }
-  }
-}
-
+	providers := testAccRequiredProviders(TypeName, secondProvider) + fmt.Sprintf(`
 provider "gitlabk8s" {
   config_path = %[1]q
   gitlab      = { project_id = %[2]q }

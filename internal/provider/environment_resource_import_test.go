@@ -31,7 +31,7 @@ resource "gitlabk8s_environment" "test" {
 }
 `, name, namespace)
 
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             func(*terraform.State) error { return namespaceGone(client, namespace) },
 		Steps: []resource.TestStep{

@@ -158,7 +158,7 @@ resource "gitlabk8s_environment" "test" {
 	}
 	var firstUID string
 
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy: func(*terraform.State) error {
 			return namespaceGone(client, namespace)
@@ -384,7 +384,7 @@ resource "gitlabk8s_environment" "test" {
 }
 `, name, namespace)
 
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             func(*terraform.State) error { return namespaceGone(client, namespace) },
 		Steps: []resource.TestStep{
@@ -429,7 +429,7 @@ resource "gitlabk8s_environment" "test" {
 }
 `, name, namespace)
 
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             func(*terraform.State) error { return namespaceGone(client, namespace) },
 		Steps: []resource.TestStep{
@@ -486,7 +486,7 @@ resource "gitlabk8s_environment" "test" {
 `, name, namespace)
 	}
 
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{

@@ -2,12 +2,17 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"regexp"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/testcluster"
 )
@@ -15,6 +20,67 @@ import (
 // testAccProtoV6ProviderFactories serves the provider in-process to the terraform CLI.
 var testAccProtoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
 	TypeName: providerserver.NewProtocol6WithError(New("test")()),
+}
+
+// terraform-plugin-testing serves the in-process provider at
+// registry.terraform.io/$TF_ACC_PROVIDER_NAMESPACE/<name>, and without the variable at the
+// legacy "-" and "hashicorp" namespaces, which OpenTofu refuses. Every run gets the namespace
+// the provider is published under (RegistryAddress), whichever CLI runs the tests, so a
+// configuration naming the provider by an address the tests do not serve fails with terraform
+// as it would with tofu.
+func init() {
+	if os.Getenv(resource.EnvTfAccProviderNamespace) == "" {
+		namespace := strings.Split(RegistryAddress, "/")[1]
+		if err := os.Setenv(resource.EnvTfAccProviderNamespace, namespace); err != nil {
+			panic(err)
+		}
+	}
+}
+
+// testAccProviderSource is the source address terraform-plugin-testing serves the provider
+// factory called name at.
+func testAccProviderSource(name string) string {
+	host := os.Getenv(resource.EnvTfAccProviderHost)
+	if host == "" {
+		host = "registry.terraform.io"
+	}
+	return strings.TrimSuffix(host, "/") + "/" + os.Getenv(resource.EnvTfAccProviderNamespace) + "/" + name
+}
+
+// testAccRequiredProviders is a terraform block requiring the named provider factories at the
+// addresses they are served at. terraform-plugin-testing adds such a block to a step's
+// configuration only when the configuration has no terraform block of its own, so one that
+// has must require every provider it uses this way.
+func testAccRequiredProviders(names ...string) string {
+	var b strings.Builder
+	b.WriteString("terraform {\n  required_providers {\n")
+	for _, name := range names {
+		fmt.Fprintf(&b, "    %s = { source = %q }\n", name, testAccProviderSource(name))
+	}
+	b.WriteString("  }\n}\n")
+	return b.String()
+}
+
+var terraformBlock = regexp.MustCompile(`terraform\s*{`)
+
+// testAccResourceTest is resource.Test for test cases with import steps. terraform-plugin-testing
+// writes the Config of an import step as it is, without the terraform block it adds to the other
+// steps, so the CLI would look for the provider under the default "hashicorp" namespace and find
+// none; this adds the block to such steps.
+func testAccResourceTest(t *testing.T, c resource.TestCase) {
+	t.Helper()
+	names := make([]string, 0, len(c.ProtoV6ProviderFactories))
+	for name := range c.ProtoV6ProviderFactories {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	c.Steps = slices.Clone(c.Steps)
+	for i, step := range c.Steps {
+		if step.ImportState && step.Config != "" && !terraformBlock.MatchString(step.Config) {
+			c.Steps[i].Config = testAccRequiredProviders(names...) + step.Config
+		}
+	}
+	resource.Test(t, c)
 }
 
 var (

@@ -80,7 +80,7 @@ func TestAccRelease_generatedValueIsKept(t *testing.T) {
 		return cm.Data["token"]
 	}
 	var first string
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -182,7 +182,7 @@ func TestAccRelease_hooksAndCRDs(t *testing.T) {
 			return nil
 		}
 	}
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{

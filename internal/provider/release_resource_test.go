@@ -85,7 +85,7 @@ func TestAccRelease_lifecycle(t *testing.T) {
   set_sensitive = { secretValue = "s3cr3t-lifecycle" }
 `)
 	upgrade := strings.Replace(install, `"image.tag" = "1.25.0"`, `"image.tag" = "1.26.0"`, 1)
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
