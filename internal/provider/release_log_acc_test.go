@@ -10,8 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chartserver"
 )
 
 // TestAccRelease_manyObjectsWithSensitiveValues installs and uninstalls a release of 60
@@ -21,19 +19,12 @@ import (
 // the test where logging from those goroutines is not safe.
 func TestAccRelease_manyObjectsWithSensitiveValues(t *testing.T) {
 	e := testAccRelease(t)
-	config := fmt.Sprintf(`
-resource "gitlabk8s_release" "many" {
-  name      = "many"
-  namespace = %q
-  chart     = %q
-  wait      = false
+	config := e.fixtureRelease("many", "generated", `  wait      = false
   set       = { count = "60" }
   set_sensitive = {
     secretValue = "many-objects-s3cret&value"
     unused      = "another-s3cret"
-  }
-}
-`, e.namespace, chartserver.FixtureChart("generated"))
+  }`)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{

@@ -47,13 +47,7 @@ data:
 }
 
 func capsRelease(namespace, chartDir string) string {
-	return fmt.Sprintf(`
-resource "gitlabk8s_release" "caps" {
-  name      = "caps"
-  namespace = %q
-  chart     = %q
-}
-`, namespace, chartDir)
+	return releaseConfig("caps", namespace, chartDir, "")
 }
 
 // A merge-request pipeline plans without any cluster credentials: with kube_version pinned,

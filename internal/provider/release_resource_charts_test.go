@@ -28,6 +28,12 @@ func (e *releaseTestEnv) fixtureRelease(name, fixture, body string) string {
 // chartRelease is a gitlabk8s_release called name of the chart in chartDir, in the test's
 // namespace; body adds attributes.
 func (e *releaseTestEnv) chartRelease(name, chartDir, body string) string {
+	return releaseConfig(name, e.namespace, chartDir, body)
+}
+
+// releaseConfig is a gitlabk8s_release called name (its resource name too) of the chart in
+// chartDir, in namespace; body adds attributes, one per line, indented by two spaces.
+func releaseConfig(name, namespace, chartDir, body string) string {
 	return fmt.Sprintf(`
 resource "gitlabk8s_release" %q {
   name      = %q
@@ -35,7 +41,7 @@ resource "gitlabk8s_release" %q {
   chart     = %q
 %s
 }
-`, name, name, e.namespace, chartDir, body)
+`, name, name, namespace, chartDir, body)
 }
 
 // ownCRDChart writes the with-crds chart with its Widget kind in an API group of this test's

@@ -16,14 +16,7 @@ import (
 
 // checksRelease is a release of the checks fixture chart with the given values set.
 func checksRelease(namespace, set string) string {
-	return fmt.Sprintf(`
-resource "gitlabk8s_release" "checks" {
-  name      = "checks"
-  namespace = %q
-  chart     = %q
-  set       = {%s}
-}
-`, namespace, chartserver.FixtureChart("checks"), set)
+	return releaseConfig("checks", namespace, chartserver.FixtureChart("checks"), "  set       = {"+set+"}")
 }
 
 // offlineProvider pins the Kubernetes version, as a merge-request pipeline without cluster

@@ -250,15 +250,8 @@ func TestAccRelease_timeoutNamesWhatIsNotReady(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: fmt.Sprintf(`
-resource "gitlabk8s_release" "app" {
-  name      = "app"
-  namespace = %q
-  chart     = %q
-  timeout   = "5s"
-  set       = { stuck = true }
-}
-`, e.namespace, chartDir),
+			Config: e.chartRelease("app", chartDir, `  timeout   = "5s"
+  set       = { stuck = true }`),
 			ExpectError: wrappedText("Unable to Install Release", "not ready after 5s: Service/app-lb ready 0/1 (InProgress; LoadBalancerPending: no load balancer address yet",
 				"the release was uninstalled because atomic is set"),
 		}},
@@ -323,13 +316,7 @@ webhooks:
 // add their own: neither is drift, so the plan after the apply is empty.
 func TestAccRelease_emptyAnnotationsNeverShowAsDrift(t *testing.T) {
 	e := testAccRelease(t)
-	config := fmt.Sprintf(`
-resource "gitlabk8s_release" "maps" {
-  name      = "maps"
-  namespace = %q
-  chart     = %q
-}
-`, e.namespace, writeEmptyMapsChart(t))
+	config := e.chartRelease("maps", writeEmptyMapsChart(t), "")
 	annotate := func() {
 		svc, err := e.kube.CoreV1().Services(e.namespace).Get(context.Background(), "maps-null", metav1.GetOptions{})
 		if err != nil {

@@ -47,17 +47,8 @@ spec:
 }
 
 func stuckReleaseConfig(namespace, chartDir string, stuck bool, message string) string {
-	return fmt.Sprintf(`
-provider "gitlabk8s" {}
-
-resource "gitlabk8s_release" "app" {
-  name      = "app"
-  namespace = %q
-  chart     = %q
-  timeout   = "10m"
-  set       = { stuck = %t, message = %q }
-}
-`, namespace, chartDir, stuck, message)
+	return "\nprovider \"gitlabk8s\" {}\n" + releaseConfig("app", namespace, chartDir, fmt.Sprintf(`  timeout   = "10m"
+  set       = { stuck = %t, message = %q }`, stuck, message))
 }
 
 // waitForRevision waits until Helm records want ("2:pending-upgrade") for the release app.

@@ -55,14 +55,7 @@ data:
 }
 
 func revisionRelease(namespace, chartDir, message string) string {
-	return fmt.Sprintf(`
-resource "gitlabk8s_release" "rev" {
-  name      = "rev"
-  namespace = %q
-  chart     = %q
-  set       = { message = %q }
-}
-`, namespace, chartDir, message)
+	return releaseConfig("rev", namespace, chartDir, fmt.Sprintf("  set       = { message = %q }", message))
 }
 
 // leavePending rewrites the stored record of the release's revision as an interrupted run

@@ -21,20 +21,13 @@ import (
 // rolloutRelease is a release "app" of the rollout chart with a 5 minute timeout; values is a
 // YAML document and extra more attributes.
 func rolloutRelease(namespace, chartDir, values, extra string) string {
-	return fmt.Sprintf(`
-resource "gitlabk8s_release" "app" {
-  name      = "app"
-  namespace = %q
-  chart     = %q
-  timeout   = "5m"
+	return releaseConfig("app", namespace, chartDir, fmt.Sprintf(`  timeout   = "5m"
   atomic    = false
   values    = [<<-EOT
 %s
 EOT
   ]
-%s
-}
-`, namespace, chartDir, values, extra)
+%s`, values, extra))
 }
 
 func TestAccRelease_unschedulablePodIsNamedAndFailsAfterBlockedTimeout(t *testing.T) {

@@ -27,20 +27,11 @@ func assertNoPasswordForm(t *testing.T, where, text string, passwords ...string)
 }
 
 func secretFormsConfig(namespace, password string) string {
-	return fmt.Sprintf(`
-provider "gitlabk8s" {}
-
-resource "gitlabk8s_release" "web" {
-  name      = "web"
-  namespace = %q
-  chart     = %q
-  set_sensitive = {
+	return "\nprovider \"gitlabk8s\" {}\n" + releaseConfig("web", namespace, chartserver.FixtureChart("secret-forms"), fmt.Sprintf(`  set_sensitive = {
     "db.password"    = %q
     apiToken         = "tok-1234-abcd"
     "admin.password" = "Adm1n&s3cret/pass"
-  }
-}
-`, namespace, chartserver.FixtureChart("secret-forms"), password)
+  }`, password))
 }
 
 // TestAccRelease_noFormOfASensitiveValueShows applies a chart that writes a strong password in

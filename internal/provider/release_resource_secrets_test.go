@@ -10,8 +10,6 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chartserver"
 )
 
 // canaryForms are the ways a sensitive value could leak: as is and base64-encoded.
@@ -85,20 +83,11 @@ func sensitiveValuesNeverShow(t *testing.T, bin cliBinary) {
 	e := testAccRelease(t)
 	canary := fmt.Sprintf("canary-%016x", rand.Uint64())
 	cli := newTerraformCLI(t, bin)
-	cli.writeConfig(fmt.Sprintf(`
-provider "gitlabk8s" {}
-
-resource "gitlabk8s_release" "web" {
-  name      = "web"
-  namespace = %q
-  chart     = %q
-  set_sensitive = {
+	cli.writeConfig("\nprovider \"gitlabk8s\" {}\n" + e.fixtureRelease("web", "web", fmt.Sprintf(`  set_sensitive = {
     secretValue     = %q
     "config.token"  = %q
     "env.API_TOKEN" = %q
-  }
-}
-`, e.namespace, chartserver.FixtureChart("web"), canary, canary, canary))
+  }`, canary, canary, canary)))
 
 	plan := cli.mustRun("plan", "-out=tfplan")
 	assertNoCanary(t, "terraform plan output", plan, canary)

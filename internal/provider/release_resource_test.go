@@ -19,7 +19,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chartserver"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/testcluster"
 )
 
@@ -52,14 +51,7 @@ func testAccRelease(t *testing.T) *releaseTestEnv {
 
 // webRelease is a gitlabk8s_release "web" of the web fixture chart; body adds attributes.
 func (e *releaseTestEnv) webRelease(body string) string {
-	return fmt.Sprintf(`
-resource "gitlabk8s_release" "web" {
-  name      = "web"
-  namespace = %q
-  chart     = %q
-%s
-}
-`, e.namespace, chartserver.FixtureChart("web"), body)
+	return e.fixtureRelease("web", "web", body)
 }
 
 const webAddress = "gitlabk8s_release.web"
