@@ -32,6 +32,8 @@ const zooRelease = "zoo"
 // with the one-value change its life goes through.
 type zooChart struct {
 	fixture string
+	// name names the subtest when one fixture goes through its life with other values.
+	name string
 	// set is the base values, as --set pairs; change is the one value changed afterwards.
 	set    map[string]string
 	change [2]string
@@ -43,8 +45,10 @@ type zooChart struct {
 	clusterScoped []schema.GroupVersionResource
 	// kinds lists namespaced kinds beyond zooKinds the chart creates.
 	kinds []schema.GroupVersionResource
-	// kept names the objects of kinds (zooKinds included) that destroy leaves in place.
+	// kept names the ConfigMaps and PersistentVolumeClaims that destroy leaves in place.
 	kept []string
+	// bound names the PersistentVolumeClaims that must be Bound once the release is applied.
+	bound []string
 }
 
 var webhookConfigurations = schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingwebhookconfigurations"}
@@ -73,6 +77,21 @@ var zooCharts = []zooChart{
 		changes: map[string]*manifestLines{
 			"ConfigMap/zoo-config": {removed: []string{"message: hello"}, added: []string{"message: changed"}},
 		},
+	},
+	{
+		// The same with persistence on, as a database keeps its data: the StatefulSet's
+		// volumeClaimTemplates are bound by the cluster's default StorageClass before its pod
+		// is ready, and destroy leaves the claims, as helm uninstall does.
+		fixture: "zoo-passwords",
+		name:    "zoo-passwords-persistence",
+		set:     map[string]string{"persistence.enabled": "true"},
+		shown:   [2]string{"StatefulSet.apps/zoo", "storage: 1Gi"},
+		change:  [2]string{"message", "changed"},
+		changes: map[string]*manifestLines{
+			"ConfigMap/zoo-config": {removed: []string{"message: hello"}, added: []string{"message: changed"}},
+		},
+		bound: []string{"data-zoo-0"},
+		kept:  []string{"persistentvolumeclaims/data-zoo-0"},
 	},
 	{
 		// A webhook whose certificate the chart generates (genCA, genSignedCert), a hook Job
@@ -123,7 +142,11 @@ var zooCharts = []zooChart{
 // creates the same objects at each step.
 func TestAccRelease_zoo(t *testing.T) {
 	for _, z := range zooCharts {
-		t.Run(z.fixture, func(t *testing.T) { testZooChart(t, z) })
+		name := z.fixture
+		if z.name != "" {
+			name = z.name
+		}
+		t.Run(name, func(t *testing.T) { testZooChart(t, z) })
 	}
 }
 
@@ -176,7 +199,7 @@ resource "gitlabk8s_release" %q {
 					},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
-				Check: resource.ComposeAggregateTestCheckFunc(noTestHooks(address), sameAsHelm(z.set)),
+				Check: resource.ComposeAggregateTestCheckFunc(noTestHooks(address), e.claimsBound(z.bound), sameAsHelm(z.set)),
 			},
 			{
 				Config: config(changed),
@@ -195,18 +218,47 @@ resource "gitlabk8s_release" %q {
 			if err := sameObjects(t, e.cluster, z, e.namespace, oracle, false); err != nil {
 				return err
 			}
-			for _, name := range z.kept {
-				resourceName, objectName, _ := strings.Cut(name, "/")
-				if resourceName != "configmaps" {
-					return fmt.Errorf("kept %s: only ConfigMaps are checked", name)
-				}
-				if _, err := e.kube.CoreV1().ConfigMaps(e.namespace).Get(context.Background(), objectName, metav1.GetOptions{}); err != nil {
-					return fmt.Errorf("destroy deleted %s, which helm.sh/resource-policy: keep keeps: %w", name, err)
-				}
-			}
-			return nil
+			return e.keptAfterDestroy(z.kept)
 		},
 	})
+}
+
+// claimsBound checks that the PersistentVolumeClaims named are Bound.
+func (e *releaseTestEnv) claimsBound(names []string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		for _, name := range names {
+			claim, err := e.kube.CoreV1().PersistentVolumeClaims(e.namespace).Get(context.Background(), name, metav1.GetOptions{})
+			if err != nil {
+				return fmt.Errorf("claim %s: %w", name, err)
+			}
+			if claim.Status.Phase != corev1.ClaimBound {
+				return fmt.Errorf("claim %s is %s after the apply, want Bound", name, claim.Status.Phase)
+			}
+		}
+		return nil
+	}
+}
+
+// keptAfterDestroy checks that destroy left the ConfigMaps (helm.sh/resource-policy: keep)
+// and PersistentVolumeClaims (a StatefulSet's volumeClaimTemplates) named.
+func (e *releaseTestEnv) keptAfterDestroy(kept []string) error {
+	ctx := context.Background()
+	for _, name := range kept {
+		resourceName, objectName, _ := strings.Cut(name, "/")
+		var err error
+		switch resourceName {
+		case "configmaps":
+			_, err = e.kube.CoreV1().ConfigMaps(e.namespace).Get(ctx, objectName, metav1.GetOptions{})
+		case "persistentvolumeclaims":
+			_, err = e.kube.CoreV1().PersistentVolumeClaims(e.namespace).Get(ctx, objectName, metav1.GetOptions{})
+		default:
+			return fmt.Errorf("kept %s: only ConfigMaps and PersistentVolumeClaims are checked", name)
+		}
+		if err != nil {
+			return fmt.Errorf("destroy deleted %s, which helm uninstall leaves: %w", name, err)
+		}
+	}
+	return nil
 }
 
 // noTestHooks checks that no test hook (named "-test-" in the zoo) is among the manifests:
