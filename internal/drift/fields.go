@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
@@ -59,13 +60,8 @@ func Extract(v any, set *fieldpath.Set) any {
 				picked[i] = Extract(t[i], child)
 			}
 		}
-		indexes := make([]int, 0, len(picked))
-		for i := range picked {
-			indexes = append(indexes, i)
-		}
-		slices.Sort(indexes)
-		out := make([]any, 0, len(indexes))
-		for _, i := range indexes {
+		out := make([]any, 0, len(picked))
+		for _, i := range slices.Sorted(maps.Keys(picked)) {
 			out = append(out, picked[i])
 		}
 		return out

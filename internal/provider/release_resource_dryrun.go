@@ -4,7 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -105,13 +106,8 @@ func addWebhooksNotCalled(m *releaseModel, objectsByWebhook map[string][]string,
 	if len(objectsByWebhook) == 0 {
 		return
 	}
-	webhooks := make([]string, 0, len(objectsByWebhook))
-	for w := range objectsByWebhook {
-		webhooks = append(webhooks, w)
-	}
-	sort.Strings(webhooks)
-	lines := make([]string, 0, len(webhooks))
-	for _, w := range webhooks {
+	lines := make([]string, 0, len(objectsByWebhook))
+	for _, w := range slices.Sorted(maps.Keys(objectsByWebhook)) {
 		lines = append(lines, fmt.Sprintf("  %q: %s", w, strings.Join(objectsByWebhook[w], ", ")))
 	}
 	diags.AddWarning("Admission Webhooks Not Called by the Plan", fmt.Sprintf(
