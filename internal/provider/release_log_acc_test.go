@@ -15,8 +15,9 @@ import (
 // TestAccRelease_manyObjectsWithSensitiveValues installs and uninstalls a release of 60
 // objects with set_sensitive values. Helm deletes them from parallel goroutines, each logging;
 // a masked logging context once crashed the provider there with "concurrent map iteration and
-// map write". Run with -race (the provider runs in the test process): the race detector fails
-// the test where logging from those goroutines is not safe.
+// map write". make test runs it with -race (the provider runs in the test process; the list is in
+// scripts/test.sh): the race detector fails the test where logging from those goroutines is not
+// safe, which a run without it passes.
 func TestAccRelease_manyObjectsWithSensitiveValues(t *testing.T) {
 	e := testAccRelease(t)
 	config := e.fixtureRelease("many", "generated", `  wait      = false
