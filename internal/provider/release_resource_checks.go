@@ -33,13 +33,13 @@ func (r *releaseResource) checkRendering(ctx context.Context, m, state *releaseM
 		target = validate.Version{}
 	}
 	opts := validate.Options{Target: target}
-	var clients *kube.Clients
-	connErr := errors.New("the provider has no cluster connection")
+	cluster := planCluster{err: errors.New("the provider has no cluster connection")}
 	if level == planChecksAll && r.data != nil && r.data.conn != nil {
-		if clients, connErr = r.data.conn.Clients(ctx); connErr == nil {
-			opts.Server = clusterSchemas(ctx, m, clients, objs)
+		if cluster.clients, cluster.err = r.data.conn.Clients(ctx); cluster.err == nil {
+			opts.Server = clusterSchemas(ctx, m, cluster.clients, objs)
 		}
 	}
+	cluster.fields = fieldsCheckedAgainst(target, len(opts.Server) > 0)
 	findings := validate.Check(objs, opts)
 	tflog.Debug(ctx, "checked rendered objects", map[string]any{"release": m.releaseID(), "objects": len(objs), "findings": len(findings),
 		"kube_version": target.String(), "cluster_schemas": len(opts.Server)})
@@ -47,8 +47,36 @@ func (r *releaseResource) checkRendering(ctx context.Context, m, state *releaseM
 		addFindingDiagnostic(m, f, target, diags)
 	}
 	if !diags.HasError() && level == planChecksAll {
-		r.dryRunChanges(ctx, m, state, env, rendered, clients, connErr, diags)
+		r.dryRunChanges(ctx, m, state, env, rendered, cluster, diags)
 	}
+}
+
+// planCluster is what the plan's checks got from the cluster.
+type planCluster struct {
+	// clients is nil when the cluster could not be reached; err says why.
+	clients *kube.Clients
+	err     error
+	// fields says which schema the fields were checked against, for the warning that names what
+	// the plan could not check.
+	fields string
+}
+
+// fieldsCheckedAgainst says which schema the plan checked fields against: the cluster's, else the
+// shipped one, with what that means for a target of another version.
+func fieldsCheckedAgainst(target validate.Version, clusterSchemas bool) string {
+	if clusterSchemas {
+		return "fields against the cluster's own schemas"
+	}
+	shipped := validate.LibraryVersion()
+	out := fmt.Sprintf("fields against the schema of Kubernetes %s the provider ships", shipped)
+	switch {
+	case target.IsZero() || target == shipped:
+	case shipped.AtLeast(target):
+		out += fmt.Sprintf(" (the target is %s: a field added after %s passes here and only the cluster refuses it)", target, target)
+	default:
+		out += fmt.Sprintf(" (the target is %s: a field %s does not declare only warns, as %s may have added it)", target, shipped, target)
+	}
+	return out
 }
 
 // checkedObjects pairs every rendered object (CRDs, objects, hooks) with its manifest key and

@@ -110,3 +110,33 @@ func TestAddFindingDiagnostic_deprecatedWarns(t *testing.T) {
 		}
 	}
 }
+
+// The warning about what the plan could not check names the schema the fields were checked
+// against, and what the shipped schema misses for a target of another version.
+func TestFieldsCheckedAgainst_namesTheSchemaAndWhatItMisses(t *testing.T) {
+	shipped := validate.LibraryVersion()
+	older := validate.Version{Major: 1, Minor: shipped.Minor - 7}
+	newer := validate.Version{Major: 1, Minor: shipped.Minor + 1}
+	for _, tt := range []struct {
+		target  validate.Version
+		cluster bool
+		want    []string
+		notWant string
+	}{
+		{target: older, cluster: true, want: []string{"the cluster's own schemas"}, notWant: "ships"},
+		{target: shipped, want: []string{"the schema of Kubernetes " + shipped.String() + " the provider ships"}, notWant: "the target is"},
+		{target: older, want: []string{"ships", "the target is " + older.String() + ": a field added after " + older.String() + " passes here"}},
+		{target: newer, want: []string{"ships", "the target is " + newer.String() + ": a field " + shipped.String() + " does not declare only warns"}},
+		{want: []string{"ships"}, notWant: "the target is"},
+	} {
+		got := fieldsCheckedAgainst(tt.target, tt.cluster)
+		for _, w := range tt.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("fieldsCheckedAgainst(%s, %v) = %q, lacks %q", tt.target, tt.cluster, got, w)
+			}
+		}
+		if tt.notWant != "" && strings.Contains(got, tt.notWant) {
+			t.Errorf("fieldsCheckedAgainst(%s, %v) = %q, has %q", tt.target, tt.cluster, got, tt.notWant)
+		}
+	}
+}

@@ -20,7 +20,6 @@ import (
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/kube"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
-	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/validate"
 )
 
 // dryRunConcurrency bounds the dry-run requests in flight for one release.
@@ -45,20 +44,21 @@ type dryRunOutcome struct {
 
 // dryRunChanges sends every object the plan changes to the API server as a server-side dry
 // run (nothing is written) and turns what it refuses into plan errors. Without a cluster
-// (clients nil, connErr says why), or without the right to ask, the plan goes on with one
-// warning saying what was not checked.
-func (r *releaseResource) dryRunChanges(ctx context.Context, m, state *releaseModel, env *renderEnv, rendered *rendering, clients *kube.Clients, connErr error, diags *diag.Diagnostics) {
+// (cluster.clients nil), or without the right to ask, the plan goes on with one warning saying
+// what was not checked.
+func (r *releaseResource) dryRunChanges(ctx context.Context, m, state *releaseModel, env *renderEnv, rendered *rendering, cluster planCluster, diags *diag.Diagnostics) {
 	changed := changedObjects(m, state, env, rendered)
 	if len(changed) == 0 {
 		return
 	}
+	clients := cluster.clients
 	if clients == nil {
-		addDryRunSkipped(m, "the cluster could not be reached: "+redactorFor(m).String(connErr.Error()), diags)
+		addDryRunSkipped(m, cluster.fields, "the cluster could not be reached: "+redactorFor(m).String(cluster.err.Error()), diags)
 		return
 	}
 	runner, err := kube.NewDryRunner(clients)
 	if err != nil {
-		addDryRunSkipped(m, err.Error(), diags)
+		addDryRunSkipped(m, cluster.fields, err.Error(), diags)
 		return
 	}
 	namespace := m.Namespace.ValueString()
@@ -93,7 +93,7 @@ func (r *releaseResource) dryRunChanges(ctx context.Context, m, state *releaseMo
 		}
 	}
 	if len(notChecked) > 0 {
-		addDryRunSkipped(m, strings.Join(notChecked, "; "), diags)
+		addDryRunSkipped(m, cluster.fields, strings.Join(notChecked, "; "), diags)
 	}
 	addWebhooksNotCalled(m, sideEffects, diags)
 }
@@ -305,13 +305,13 @@ func immutableFields(e *kube.RefusedError) string {
 }
 
 // addDryRunSkipped says, once per release, what the plan could not check and why.
-func addDryRunSkipped(m *releaseModel, why string, diags *diag.Diagnostics) {
+// fields says which schema the fields were checked against (fieldsCheckedAgainst).
+func addDryRunSkipped(m *releaseModel, fields, why string, diags *diag.Diagnostics) {
 	diags.AddWarning("Server-Side Checks Not Run", fmt.Sprintf(
 		"Release %s: the plan could not dry-run its changes on the cluster, so immutable fields, Pod Security, ResourceQuota and "+
 			"admission webhooks are checked only when the apply runs. API versions were checked against the target Kubernetes version, "+
-			"and fields against the cluster's schemas when it could be reached, else against the schema of Kubernetes %s the provider "+
-			"ships. To check everything in the plan, give the plan job an identity that may patch the release's objects.\n\n%s",
-		m.releaseID(), validate.LibraryVersion(), why))
+			"and %s. To check everything in the plan, give the plan job an identity that may patch the release's objects.\n\n%s",
+		m.releaseID(), fields, why))
 }
 
 // replaceImmutable deletes, before the upgrade, each object whose change the API server
