@@ -142,3 +142,50 @@ func TestRelease_repositoryTLSValidation(t *testing.T) {
 		},
 	})
 }
+
+// The dependencies dependency_update fetches are reached with the release's TLS attributes.
+func TestAccRelease_dependencyUpdateOverTLS(t *testing.T) {
+	e := testAccRelease(t)
+	registry := chartserver.NewOCIRegistry(t, chartserver.WithTLS())
+	registry.PublishFixture(t, "web")
+	app := filepath.Join(t.TempDir(), "app")
+	if err := os.MkdirAll(app, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	chartYAML := "apiVersion: v2\nname: app\nversion: 0.1.0\ndependencies:\n  - name: web\n    version: 1.0.0\n    repository: " + registry.Repository() + "\n"
+	if err := os.WriteFile(filepath.Join(app, "Chart.yaml"), []byte(chartYAML), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	config := func(body string) string {
+		return fmt.Sprintf(`
+resource "gitlabk8s_release" "deps" {
+  name              = "deps"
+  namespace         = %q
+  chart             = %q
+  dependency_update = true
+%s
+}
+`, e.namespace, app, body)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:      config(""),
+				PlanOnly:    true,
+				ExpectError: wrappedText("Untrusted Repository Certificate", "x509: certificate signed by unknown authority", "Set repository_ca_file"),
+			},
+			{
+				Config: config(fmt.Sprintf("  repository_ca_file = %q\n", registry.CA.CertFile)),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue("gitlabk8s_release.deps", tfjsonpath.New("manifests"), knownvalue.MapPartial(map[string]knownvalue.Check{
+						"Deployment.apps/deps": knownStringContaining("image: registry.example/web:1.25.0"),
+					})),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("gitlabk8s_release.deps", tfjsonpath.New("status"), knownvalue.StringExact("deployed")),
+				},
+			},
+		},
+	})
+}
