@@ -2,8 +2,12 @@ package chart
 
 import (
 	"context"
+	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -268,4 +272,24 @@ func errString(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+func TestClassifyTLS(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		err  error
+		want TLSErrorKind
+	}{
+		{"unknown authority", &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}, UnknownAuthority},
+		{"another host name", &tls.CertificateVerificationError{Err: x509.HostnameError{Host: "charts.example"}}, InvalidCertificate},
+		{"expired", fmt.Errorf("get: %w", x509.CertificateInvalidError{Reason: x509.Expired}), InvalidCertificate},
+		{"plain HTTP answer", &url.Error{Op: "Get", URL: "https://x", Err: http.ErrSchemeMismatch}, ServerSpeaksHTTP},
+		{"plain HTTP answer to a bare transport", tls.RecordHeaderError{RecordHeader: [5]byte{'H', 'T', 'T', 'P', '/'}}, ServerSpeaksHTTP},
+		{"another TLS record", tls.RecordHeaderError{RecordHeader: [5]byte{0x15, 3, 3, 0, 2}}, 0},
+		{"refused", errors.New("connection refused"), 0},
+	} {
+		if got := tlsErrorKind(classifyTLS("charts.example:443", tt.err)); got != tt.want {
+			t.Errorf("%s: kind %d, want %d", tt.name, got, tt.want)
+		}
+	}
 }

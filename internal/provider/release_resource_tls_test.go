@@ -1,10 +1,16 @@
 package provider
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -12,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chartserver"
 )
 
@@ -188,4 +195,46 @@ resource "gitlabk8s_release" "deps" {
 			},
 		},
 	})
+}
+
+// Each failure to reach the repository lands on the attribute that fixes it, for an OCI
+// registry and for an HTTP repository.
+func TestRepositoryConnectionDiagnostic(t *testing.T) {
+	oci := &releaseModel{Name: types.StringValue("web"), Namespace: types.StringValue("review"), Chart: types.StringValue("oci://r.example/charts/web")}
+	repo := &releaseModel{Name: types.StringValue("web"), Namespace: types.StringValue("review"), Chart: types.StringValue("web"), Repository: types.StringValue("https://charts.example")}
+	tlsErr := func(kind chart.TLSErrorKind) error {
+		return fmt.Errorf("load: %w", &chart.TLSError{Kind: kind, Host: "r.example", Err: errors.New("secret-token in a URL")})
+	}
+	for _, tt := range []struct {
+		name      string
+		m         *releaseModel
+		err       error
+		attribute string
+		summary   string
+	}{
+		{"untrusted", oci, tlsErr(chart.UnknownAuthority), "repository_ca_file", "Untrusted Repository Certificate"},
+		{"invalid certificate", oci, tlsErr(chart.InvalidCertificate), "repository", "Invalid Repository Certificate"},
+		{"registry speaks HTTP", oci, tlsErr(chart.ServerSpeaksHTTP), "plain_http", "Registry Speaks Plain HTTP"},
+		{"registry speaks HTTPS", oci, tlsErr(chart.ServerSpeaksHTTPS), "plain_http", "Registry Speaks HTTPS"},
+		{"repository speaks HTTP", repo, tlsErr(chart.ServerSpeaksHTTP), "repository", "Repository Speaks Plain HTTP"},
+		{"repository speaks HTTPS", repo, tlsErr(chart.ServerSpeaksHTTPS), "repository", "Repository Speaks HTTPS"},
+		{"CA file gone", oci, &chart.TLSFileError{File: chart.TLSFileCA, Path: "/ca.pem", Err: os.ErrNotExist}, "repository_ca_file", "Invalid Repository CA File"},
+		{"key file", oci, &chart.TLSFileError{File: chart.TLSFileKey, Path: "/key.pem", Err: os.ErrNotExist}, "repository_key_file", "Invalid Repository Key File"},
+	} {
+		d, ok := repositoryConnectionDiagnostic(tt.m, tt.err, func(s string) string { return strings.ReplaceAll(s, "secret-token", "(sensitive value)") })
+		if !ok {
+			t.Errorf("%s: no diagnostic", tt.name)
+			continue
+		}
+		at, _ := d.(diag.DiagnosticWithPath)
+		if at == nil || !at.Path().Equal(path.Root(tt.attribute)) || d.Summary() != tt.summary {
+			t.Errorf("%s: %q on %v, want %q on %s", tt.name, d.Summary(), at, tt.summary, tt.attribute)
+		}
+		if strings.Contains(d.Detail(), "secret-token") {
+			t.Errorf("%s: the detail is not redacted: %s", tt.name, d.Detail())
+		}
+	}
+	if _, ok := repositoryConnectionDiagnostic(oci, errors.New("not found"), func(s string) string { return s }); ok {
+		t.Error("a failure that is no TLS matter got a TLS diagnostic")
+	}
 }
