@@ -44,12 +44,24 @@ func TestAccRelease_noFormOfASensitiveValueShows(t *testing.T) {
 	suffix := fmt.Sprintf("%08x", rand.Uint32())
 	password := `Tr0ub&dor 3/c+rr%ct#h@rse:` + suffix
 	changed := `N3w&pass w/rd+100%#` + suffix
-	cli := newTerraformCLI(t, suiteCLI(t))
 
-	cli.writeConfig(secretFormsConfig(e.namespace, password))
+	e.passwordNeverShows(t, secretFormsConfig, password, changed, `"Secret/web-forms"`,
+		`"Deployment.apps/web-forms"`, `dsn: (sensitive value`, `checksum/password: (sensitive value`, `name: DATABASE_URL`, `"ConfigMap/web-forms-hook"`)
+}
+
+// passwordNeverShows applies config (a release of the secret-forms chart in the test's
+// namespace) with password, then with changed, and checks that no form of either shows in the
+// plans, in `terraform show -json` of the plan and of the state outside sensitive attributes,
+// in the applies' output or in the provider's trace log; that the password reaches the
+// cluster; that the plan after each apply is empty; that the first plan shows firstPlan and
+// the plan of the change updates changedKey.
+func (e *releaseTestEnv) passwordNeverShows(t *testing.T, config func(namespace, password string) string, password, changed, changedKey string, firstPlan ...string) {
+	t.Helper()
+	cli := newTerraformCLI(t, suiteCLI(t))
+	cli.writeConfig(config(e.namespace, password))
 	plan := cli.mustRun("plan", "-out=tfplan")
 	assertNoPasswordForm(t, "the first plan", plan, password)
-	for _, want := range []string{`"Deployment.apps/web-forms"`, `dsn: (sensitive value`, `checksum/password: (sensitive value`, `name: DATABASE_URL`, `"ConfigMap/web-forms-hook"`} {
+	for _, want := range firstPlan {
 		if !strings.Contains(plan, want) {
 			t.Errorf("the first plan does not show %q:\n%s", want, plan)
 		}
@@ -71,12 +83,12 @@ func TestAccRelease_noFormOfASensitiveValueShows(t *testing.T) {
 		t.Errorf("the plan after the apply is not empty:\n%s", out)
 	}
 
-	// A changed password shows as a changed Secret, and no form of either password.
-	cli.writeConfig(secretFormsConfig(e.namespace, changed))
+	// A changed password shows as a changed object, and no form of either password.
+	cli.writeConfig(config(e.namespace, changed))
 	plan = cli.mustRun("plan", "-out=tfplan")
 	assertNoPasswordForm(t, "the plan of the changed password", plan, password, changed)
-	if !strings.Contains(plan, "update in-place") || !strings.Contains(plan, `"Secret/web-forms"`) {
-		t.Errorf("the plan of a changed password does not show the Secret changing:\n%s", plan)
+	if !strings.Contains(plan, "update in-place") || !strings.Contains(plan, changedKey) {
+		t.Errorf("the plan of a changed password does not show %s changing:\n%s", changedKey, plan)
 	}
 	assertNoPasswordForm(t, "terraform apply of the changed password", cli.mustRun("apply", "tfplan"), password, changed)
 	stateJSON, _ = nonSensitiveValues(t, cli.mustRun("show", "-json"))
@@ -84,4 +96,5 @@ func TestAccRelease_noFormOfASensitiveValueShows(t *testing.T) {
 	if out := cli.mustRun("plan", "-detailed-exitcode"); !strings.Contains(out, "No changes.") {
 		t.Errorf("the plan after applying the changed password is not empty:\n%s", out)
 	}
+	assertNoPasswordForm(t, "the provider's trace log", cli.providerLog(), password, changed)
 }
