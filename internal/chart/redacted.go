@@ -162,31 +162,46 @@ func findDerived(ctx context.Context, l *Loaded, v Values, o RenderOptions, real
 	return derived, nil
 }
 
-// renderError redacts the error of a rendering with the real inputs: what differs from the
-// errors of renderings with substitutes came from the sensitive inputs.
+// renderError redacts the error of a rendering with the real inputs (see RedactRenderError).
 func (out *RedactedRendering) renderError(ctx context.Context, l *Loaded, v Values, o RenderOptions, hasInputs bool, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return ctxErr
 	}
-	message := err.Error()
-	if hasInputs {
-		var alternates []string
-		for round := range substitutionRounds {
-			values, mergeErr := mergeValues(v, round)
-			if mergeErr != nil {
-				continue
-			}
-			if _, altErr := Render(ctx, l, values, o); altErr != nil {
-				alternates = append(alternates, altErr.Error())
-			} else {
-				// Rendered with the substitutes: the failure itself depends on the values, so
-				// nothing of the message can be told apart.
-				alternates = append(alternates, "")
-			}
-		}
-		message = manifest.RedactDifferences(message, alternates...)
+	if !hasInputs {
+		return errors.New(out.Redactor.String(err.Error()))
 	}
-	return errors.New(out.Redactor.String(message))
+	return errors.New(RedactRenderError(ctx, l, v, o, err, out.Redactor))
+}
+
+// RedactRenderError returns the message of err, an error of rendering l with values v, with
+// what the sensitive inputs put into it hidden: the chart is rendered again with substitutes
+// for them (as RedactStable does), and what differs from the substitutes' errors came from
+// them, whatever form the template gave it (a fail message quoting a value upper-cased or
+// URL-escaped). Where a rendering with the substitutes succeeds, the failure itself depends on
+// the values and nothing of the message that differs can be told apart. redactor then hides
+// what it knows (the literal values and their encodings).
+func RedactRenderError(ctx context.Context, l *Loaded, v Values, o RenderOptions, err error, redactor *manifest.Redactor) string {
+	message := err.Error()
+	if len(v.SetSensitive) == 0 && len(v.SensitiveDocuments) == 0 {
+		return redactor.String(message)
+	}
+	var alternates []string
+	for round := range substitutionRounds {
+		values, mergeErr := mergeValues(v, round)
+		if mergeErr != nil {
+			continue
+		}
+		if _, altErr := Render(ctx, l, values, o); altErr != nil {
+			alternates = append(alternates, altErr.Error())
+		} else {
+			alternates = append(alternates, "")
+		}
+	}
+	if len(alternates) == 0 {
+		// Nothing to compare with: show no more than that the rendering failed.
+		return "the chart failed to render; its message is not shown, as the values it would quote could not be told apart"
+	}
+	return redactor.String(manifest.RedactDifferences(message, alternates...))
 }
 
 // ManifestsError is an error of RenderRedacted about the rendered objects themselves (two

@@ -18,16 +18,17 @@ import (
 // map on every log call (terraform-plugin-log#246), so logging with it from Helm's goroutines
 // (parallel deletes, waits) is a concurrent map write that crashes the provider. The context
 // here carries no masks; tflog only reads it, which is safe from any goroutine.
+//
+// Its redactor is the release model's (redactorFor): once the release is rendered, it hides
+// what the rendering derived from the sensitive values too, in Helm's messages of the apply.
 type releaseLog struct {
 	ctx      context.Context
 	id       string
-	redactor atomic.Pointer[manifest.Redactor]
+	redactor *atomic.Pointer[manifest.Redactor]
 }
 
 func newReleaseLog(ctx context.Context, m *releaseModel) *releaseLog {
-	l := &releaseLog{ctx: ctx, id: m.releaseID()}
-	l.redactor.Store(redactorFor(m))
-	return l
+	return &releaseLog{ctx: ctx, id: m.releaseID(), redactor: m.redactorCell()}
 }
 
 func (l *releaseLog) debug(msg string, fields map[string]any) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -22,6 +23,7 @@ import (
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/gitlab"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 )
 
 var (
@@ -101,6 +103,10 @@ type releaseModel struct {
 	ChartVersion          types.String `tfsdk:"chart_version"`
 	AppVersion            types.String `tfsdk:"app_version"`
 	ChartDigest           types.String `tfsdk:"chart_digest"`
+
+	// redactor is the redactor of the release's latest rendering (see redactorFor), shared by
+	// copies of the model and by the release's log.
+	redactor *atomic.Pointer[manifest.Redactor]
 }
 
 func (r *releaseResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {

@@ -141,10 +141,10 @@ func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, 
 	if out != nil && out.RemoveErr != nil {
 		diags.AddWarning("Objects Left by Failed Revisions", fmt.Sprintf(
 			"Release %s was upgraded, but %s, created by a revision that failed or was interrupted and no longer part of the release, "+
-				"could not be deleted. Delete them by hand.\n\n%s", id, strings.Join(out.Removed, ", "), redactor.String(out.RemoveErr.Error())))
+				"could not be deleted. Delete them by hand.\n\n%s", id, strings.Join(out.Removed, ", "), redactorFor(plan).String(out.RemoveErr.Error())))
 	}
 	if err != nil {
-		diags.Append(applyDiagnostic(id, creating, redactor, err))
+		diags.Append(applyDiagnostic(id, creating, redactorFor(plan), err))
 		return
 	}
 	plan.Revision = types.Int64Value(int64(out.Release.Version))

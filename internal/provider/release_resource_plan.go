@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -188,7 +189,7 @@ func (r *releaseResource) renderLoaded(ctx context.Context, m *releaseModel, env
 	if out.rendered, err = chart.RenderStable(ctx, out.loaded, out.values, out.options, prior); err != nil {
 		diags.AddAttributeError(path.Root("chart"), "Unable to Render Chart", fmt.Sprintf(
 			"Helm could not render chart %s %s for release %s. The message names the template file and line; fix the template or the values it uses.\n\n%s",
-			out.loaded.Chart.Name(), out.loaded.Version, m.releaseID(), redactor.String(err.Error())))
+			out.loaded.Chart.Name(), out.loaded.Version, m.releaseID(), chart.RedactRenderError(ctx, out.loaded, out.inputs, out.options, err, redactor)))
 		return nil
 	}
 	redaction := chart.Redaction{Namespace: m.Namespace.ValueString(), IsNamespaced: env.isNamespaced, Key: out.key}
@@ -212,6 +213,8 @@ func (r *releaseResource) renderLoaded(ctx context.Context, m *releaseModel, env
 		return nil
 	}
 	out.manifests, out.redacted, out.redaction = redacted.Manifests, redacted, redaction
+	// From here on, diagnostics and the release's log hide what this rendering derived.
+	m.redactorCell().Store(redacted.Redactor)
 	out.generated = generatedKeys(out.rendered, m.Namespace.ValueString(), env.isNamespaced)
 	return out
 }
@@ -256,8 +259,22 @@ func (m *releaseModel) sensitiveValues() []string {
 	return values
 }
 
+// redactorFor returns the redactor of m's diagnostics and logs: once m is rendered, the
+// rendering's (chart.RedactStable), which knows every form the chart derived from a sensitive
+// value, so that an error quoting rendered content (an API server refusing a field, a failed
+// dry run) hides them as the plan does; before, the sensitive values and their encodings.
 func redactorFor(m *releaseModel) *manifest.Redactor {
-	return manifest.NewRedactor(m.sensitiveValues())
+	return m.redactorCell().Load()
+}
+
+// redactorCell returns the cell holding m's redactor, made with m's sensitive values on
+// first use. The first use is in the goroutine handling the request, before any log is made.
+func (m *releaseModel) redactorCell() *atomic.Pointer[manifest.Redactor] {
+	if m.redactor == nil {
+		m.redactor = &atomic.Pointer[manifest.Redactor]{}
+		m.redactor.Store(manifest.NewRedactor(m.sensitiveValues()))
+	}
+	return m.redactor
 }
 
 // unknownRenderInputs names the inputs of the rendering that are not known yet.

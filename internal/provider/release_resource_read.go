@@ -119,6 +119,7 @@ func (r *releaseResource) liveManifests(ctx context.Context, env *renderEnv, sta
 	if err == nil {
 		var liveManifests map[string]string
 		live := liveRedactor(desired, state, sensitive, key, env.isNamespaced)
+		state.redactorCell().Store(live)
 		if liveManifests, err = chart.RedactedManifests(&chart.Rendered{Objects: projected}, namespace, live, env.isNamespaced); err == nil {
 			elems := make(map[string]attr.Value, len(liveManifests)+len(state.Manifests.Elements())+len(recordedExtras))
 			for k, v := range liveManifests {
