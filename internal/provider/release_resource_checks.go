@@ -141,7 +141,7 @@ func addFindingDiagnostic(m *releaseModel, f validate.Finding, target validate.V
 		if f.Uncertain {
 			diags.AddAttributeWarning(at, "Fields Unknown to the Shipped Schema", fmt.Sprintf(
 				"Release %s: %s has fields that %s does not declare:\n%s\n\nThe target is Kubernetes %s, which may have added them. If it "+
-					"did not, the API server will refuse the object or drop them. Plan with the cluster reachable to check against its own "+
+					"did not, the API server will refuse the object or drop them. Plan with the cluster reachable (and plan_checks = \"all\") to check against its own "+
 					"schema, or use a provider built for Kubernetes %s.", m.releaseID(), object, schemaName(f.Schema), fields, target, target))
 			return
 		}
