@@ -38,8 +38,8 @@ func plainHTTPAttribute() schema.Attribute {
 		MarkdownDescription: "Talk to OCI registries (the chart's, and those of the dependencies `dependency_update` fetches) over " +
 			"plain HTTP instead of HTTPS, like `helm --plain-http`. Default `false`: every registry, one on `localhost` too, is " +
 			"reached over HTTPS, and a registry that answers plain HTTP fails the plan with a message saying to set it. HTTP(S) " +
-			"chart repositories use their URL's scheme instead; `plain_http` cannot be combined with an `https://` `repository` " +
-			"or with the TLS attributes.",
+			"chart repositories use their URL's scheme instead; `plain_http` cannot be combined with an `http(s)://` `repository`, " +
+			"nor, for a chart in a registry, with the TLS attributes.",
 		Validators: []validator.Bool{plainHTTPValidator{}},
 	}
 }
@@ -263,14 +263,18 @@ func (plainHTTPValidator) ValidateBool(ctx context.Context, req validator.BoolRe
 	if insecure.ValueBool() {
 		conflicting = append(conflicting, "insecure_skip_tls_verify")
 	}
-	if len(conflicting) > 0 {
+	var chartRef, repository types.String
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("chart"), &chartRef)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("repository"), &repository)...)
+	// A chart directory's dependencies may come from an HTTPS repository and a plain-HTTP
+	// registry at once; a chart from a registry has only the registry.
+	fromRegistry := strings.HasPrefix(chartRef.ValueString(), "oci://") || strings.HasPrefix(repository.ValueString(), "oci://")
+	if len(conflicting) > 0 && fromRegistry {
 		names := strings.Join(conflicting, ", ")
 		resp.Diagnostics.AddAttributeError(req.Path, "Conflicting Repository Settings", fmt.Sprintf(
-			"plain_http = true talks to registries without TLS, so %s would never be used. Remove plain_http for a registry "+
+			"plain_http = true talks to the chart's registry without TLS, so %s would never be used. Remove plain_http for a registry "+
 				"that speaks HTTPS, or remove %s for one that speaks plain HTTP.", names, names))
 	}
-	var repository types.String
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("repository"), &repository)...)
 	if strings.HasPrefix(repository.ValueString(), "https://") || strings.HasPrefix(repository.ValueString(), "http://") {
 		resp.Diagnostics.AddAttributeError(req.Path, "Conflicting Repository Settings",
 			"plain_http applies to OCI registries; an HTTP chart repository is reached with its URL's scheme. Remove "+

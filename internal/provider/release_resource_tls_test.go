@@ -138,9 +138,24 @@ func TestRelease_repositoryTLSValidation(t *testing.T) {
 			step(fmt.Sprintf("  repository_cert_file = %q\n", certFile), "repository_key_file", "must be specified"),
 			step(fmt.Sprintf("  repository_cert_file = %q\n  repository_key_file = %q\n", certFile, otherKey),
 				"Invalid Repository Key File", "repository_key_file", "does not go with the client certificate"),
-			step(fmt.Sprintf("  plain_http = true\n  repository_ca_file = %q\n", ca.CertFile),
-				"Conflicting Repository Settings", "plain_http", "repository_ca_file would never be used"),
-			step("  plain_http = true\n  insecure_skip_tls_verify = true\n", "Conflicting Repository Settings", "insecure_skip_tls_verify"),
+			{
+				Config: offlineProvider("v1.30.4") + remoteWebRelease("review-tls", "oci://registry.example/charts/web",
+					fmt.Sprintf("  plain_http = true\n  repository_ca_file = %q\n", ca.CertFile)),
+				PlanOnly:    true,
+				ExpectError: wrappedText("Conflicting Repository Settings", "plain_http", "repository_ca_file would never be used"),
+			},
+			{
+				Config: offlineProvider("v1.30.4") + remoteWebRelease("review-tls", "web",
+					"  repository = \"oci://registry.example/charts\"\n  plain_http = true\n  insecure_skip_tls_verify = true\n"),
+				PlanOnly:    true,
+				ExpectError: wrappedText("Conflicting Repository Settings", "insecure_skip_tls_verify"),
+			},
+			{
+				// A chart directory may have dependencies in an HTTPS repository and a plain-HTTP registry.
+				Config:             offlineProvider("v1.30.4") + remoteWebRelease("review-tls", ref, fmt.Sprintf("  plain_http = true\n  repository_ca_file = %q\n", ca.CertFile)),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			},
 			{
 				Config:      offlineProvider("v1.30.4") + remoteWebRelease("review-tls", "web", "  repository = \"https://charts.example\"\n  plain_http = true\n"),
 				PlanOnly:    true,
