@@ -171,8 +171,7 @@ func (d *namespacesDataSource) ValidateConfig(ctx context.Context, req datasourc
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	validateKnown(config.ProjectID, path.Root("project_id"), "Invalid GitLab Project ID", gitlab.ValidateProjectID, &resp.Diagnostics)
-	validateKnown(config.ProjectPathSlug, path.Root("project_path_slug"), "Invalid GitLab Project Path Slug", gitlab.ValidateProjectPathSlug, &resp.Diagnostics)
+	validateProject(config.ProjectID, config.ProjectPathSlug, &resp.Diagnostics)
 	validateKnown(config.GitLabAPIURL, path.Root("gitlab_api_url"), "Invalid GitLab API URL", func(s string) error {
 		_, err := gitlabapi.ParseBaseURL(s)
 		return err
@@ -275,19 +274,15 @@ func (d *namespacesDataSource) project(config namespacesModel, diags *diag.Diagn
 			project.ID, project.PathSlug, gitlab.EnvProjectID, gitlab.EnvProjectPathSlug))
 		return project, false
 	}
-	for _, check := range []struct {
-		attr  string
-		err   error
-		title string
-	}{
-		{"project_id", gitlab.ValidateProjectID(project.ID), "Invalid GitLab Project ID"},
-		{"project_path_slug", gitlab.ValidateProjectPathSlug(project.PathSlug), "Invalid GitLab Project Path Slug"},
-	} {
-		if check.err != nil {
-			diags.AddAttributeError(path.Root(check.attr), check.title, capitalize(check.err.Error())+".")
-		}
-	}
+	validateProject(types.StringValue(project.ID), types.StringValue(project.PathSlug), diags)
 	return project, !diags.HasError()
+}
+
+// validateProject checks a project ID and path slug, as configured (at validate time) or as
+// resolved from the provider's CI metadata (at read time).
+func validateProject(id, pathSlug types.String, diags *diag.Diagnostics) {
+	validateKnown(id, path.Root("project_id"), "Invalid GitLab Project ID", gitlab.ValidateProjectID, diags)
+	validateKnown(pathSlug, path.Root("project_path_slug"), "Invalid GitLab Project Path Slug", gitlab.ValidateProjectPathSlug, diags)
 }
 
 func valueOr(v types.String, fallback string) string {

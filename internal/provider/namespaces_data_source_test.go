@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	corev1 "k8s.io/api/core/v1"
@@ -219,5 +222,19 @@ func TestNamespaces_badAttributesFailValidation(t *testing.T) {
 				Steps:                    []resource.TestStep{{Config: tt.config, PlanOnly: true, ExpectError: regexp.MustCompile(tt.want)}},
 			})
 		})
+	}
+}
+
+// A project taken from the CI variables is checked as a configured one is: with
+// project_id unset, an invalid CI_PROJECT_ID fails the read on project_id.
+func TestNamespaces_projectFromCIIsValidated(t *testing.T) {
+	d := &namespacesDataSource{data: &providerData{ci: gitlab.CIMetadata{ProjectID: "my-group/my-app", ProjectPathSlug: "my-group-my-app"}}}
+	var diags diag.Diagnostics
+	config := namespacesModel{ProjectID: types.StringNull(), ProjectPathSlug: types.StringNull()}
+	if _, ok := d.project(config, &diags); ok || diags.ErrorsCount() != 1 {
+		t.Fatalf("project() = ok %t, diagnostics %v; want one error", ok, diags)
+	}
+	if err, ok := diags.Errors()[0].(diag.DiagnosticWithPath); !ok || !err.Path().Equal(path.Root("project_id")) || err.Summary() != "Invalid GitLab Project ID" {
+		t.Errorf("the error = %v, want Invalid GitLab Project ID on project_id", diags.Errors()[0])
 	}
 }
