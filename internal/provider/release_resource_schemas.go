@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -10,6 +11,9 @@ import (
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/kube"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/validate"
 )
+
+// clusterSchemaTimeout bounds the time a plan waits for the cluster's OpenAPI documents.
+var clusterSchemaTimeout = 30 * time.Second
 
 // openAPIDocumentLister lists the API server's OpenAPI v3 documents (kube.Clients does).
 type openAPIDocumentLister interface {
@@ -21,6 +25,10 @@ type openAPIDocumentLister interface {
 // so a configuration of many releases pays once. What cannot be fetched is left out, and those
 // objects are checked against the shipped schema; the log says why.
 func clusterSchemas(ctx context.Context, m *releaseModel, lister openAPIDocumentLister, objs []validate.Object) map[schema.GroupVersion]*validate.ServerSchema {
+	// The schemas only sharpen a check that works without them: a slow API server costs the
+	// plan this long at most.
+	ctx, cancel := context.WithTimeout(ctx, clusterSchemaTimeout)
+	defer cancel()
 	docs, err := lister.OpenAPIDocuments(ctx, groupVersionsOf(objs))
 	if err != nil {
 		tflog.Warn(ctx, "the cluster's OpenAPI schemas are not available; fields are checked against the shipped schema", map[string]any{"release": m.releaseID(), "error": err.Error()})

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -132,5 +133,41 @@ func TestSchemaCache_fetchesOncePerKeyAndRetriesFailures(t *testing.T) {
 	wg.Wait()
 	if n := fetches.Load(); n != 2 {
 		t.Errorf("fetched %d times, want 2 (the failure, then once for all)", n)
+	}
+}
+
+// documentLister hands out fixed documents, as kube.Clients.OpenAPIDocuments would.
+type documentLister []kube.OpenAPIDocument
+
+func (l documentLister) OpenAPIDocuments(context.Context, []schema.GroupVersion) ([]kube.OpenAPIDocument, error) {
+	return l, nil
+}
+
+// A document that does not come in time is left out, and its objects are checked against the
+// shipped schema; the plan waits no longer than clusterSchemaTimeout.
+func TestClusterSchemas_aSlowDocumentIsLeftOut(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "validate", "testdata", "openapi-apps-v1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(d time.Duration) { clusterSchemaTimeout = d }(clusterSchemaTimeout)
+	clusterSchemaTimeout = 200 * time.Millisecond
+	apps := schema.GroupVersion{Group: "apps", Version: "v1"}
+	core := schema.GroupVersion{Version: "v1"}
+	lister := documentLister{
+		{GroupVersion: apps, Key: t.Name() + "/apps/v1", Fetch: func(context.Context) ([]byte, error) { return doc, nil }},
+		{GroupVersion: core, Key: t.Name() + "/v1", Fetch: func(ctx context.Context) ([]byte, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}},
+	}
+	m := &releaseModel{Name: types.StringValue("web"), Namespace: types.StringValue("review")}
+	start := time.Now()
+	got := clusterSchemas(context.Background(), m, lister, nil)
+	if elapsed := time.Since(start); elapsed > 5*time.Second {
+		t.Errorf("waited %s for a document that never came", elapsed)
+	}
+	if got[apps] == nil || got[core] != nil || len(got) != 1 {
+		t.Errorf("schemas = %v, want apps/v1 alone", got)
 	}
 }
