@@ -199,3 +199,36 @@ func TestRedactStable_markersAreKeyed(t *testing.T) {
 		t.Errorf("LegacyManifests is not the form of states written before keys existed:\n%s", joinManifests(legacy))
 	}
 }
+
+// TestRedactRenderError_hidesWhatTheTemplateQuotes fails the secret-forms chart with a message
+// quoting the password as is and upper-cased, the password given in a sensitive document, and
+// checks that the message keeps what it says about the template and no form of the password.
+func TestRedactRenderError_hidesWhatTheTemplateQuotes(t *testing.T) {
+	l := loadFixture(t, "secret-forms")
+	o := RenderOptions{ReleaseName: "web", Namespace: "review-x"}
+	v := Values{
+		Set:                map[string]string{"failRender": "true"},
+		SensitiveDocuments: []string{"db:\n  password: " + `"` + strongPassword + `"` + "\n"},
+	}
+	values, err := MergeValues(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = RenderStable(context.Background(), l, values, o, nil)
+	if err == nil {
+		t.Fatal("RenderStable succeeded; the chart fails with failRender")
+	}
+	literal := manifest.NewRedactor(v.SensitiveInputs())
+	if plain := literal.String(err.Error()); !strings.Contains(plain, strings.ToUpper(strongPassword)) {
+		t.Fatalf("the literal redaction alone already hides the upper-cased password, so this test proves nothing: %s", plain)
+	}
+	message := RedactRenderError(context.Background(), l, v, o, err, literal)
+	for name, form := range chartserver.SecretFormsLeaks(strongPassword) {
+		if strings.Contains(message, form) {
+			t.Errorf("the message shows the password as %s: %s", name, message)
+		}
+	}
+	if !strings.Contains(message, "refusing to render with password (sensitive value)") || !strings.Contains(message, "secret-forms/templates/") {
+		t.Errorf("the message lost what it says about the template: %s", message)
+	}
+}

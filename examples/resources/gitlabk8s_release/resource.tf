@@ -28,6 +28,13 @@ resource "gitlabk8s_release" "app" {
     "database.password" = var.database_password
   }
 
+  # Sensitive YAML documents, merged after values and before set: every string and number in
+  # them is redacted as set_sensitive values are, so put only secrets there. Never put a secret
+  # in values: the provider would show it in manifests.
+  values_sensitive = [
+    yamlencode({ smtp = { password = var.smtp_password } }),
+  ]
+
   # The defaults: a failed upgrade is rolled back and a failed first install removed; the apply
   # waits until every object is ready and fails within seconds of a crash-looping pod.
   atomic          = true
@@ -60,6 +67,11 @@ variable "image_tag" {
 }
 
 variable "database_password" {
+  type      = string
+  sensitive = true
+}
+
+variable "smtp_password" {
   type      = string
   sensitive = true
 }
