@@ -30,6 +30,25 @@ func Key(obj Object, defaultNamespace string) string {
 	return b.String()
 }
 
+// Key is [Key] with the sensitive values r hides hidden in the object's namespace and name,
+// which a chart may derive from them. Kind and group are never hidden: they are not data, and
+// a short sensitive value ("app") would otherwise turn "Deployment.apps/web" into a key no
+// other rendering of the same object gives.
+func (r *Redactor) Key(obj Object, defaultNamespace string) string {
+	if r == nil {
+		return Key(obj, defaultNamespace)
+	}
+	metadata := map[string]any{"name": r.String(objectName(obj))}
+	if namespace := objectNamespace(obj); namespace != "" {
+		if namespace == defaultNamespace {
+			metadata["namespace"] = namespace
+		} else {
+			metadata["namespace"] = r.String(namespace)
+		}
+	}
+	return Key(Object{"apiVersion": obj["apiVersion"], "kind": obj["kind"], "metadata": metadata}, defaultNamespace)
+}
+
 func objectMetadata(obj Object) map[string]any {
 	metadata, _ := obj["metadata"].(map[string]any)
 	return metadata

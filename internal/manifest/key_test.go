@@ -32,3 +32,25 @@ func TestKey_kindGroupNamespaceName(t *testing.T) {
 		})
 	}
 }
+
+// A sensitive value is hidden in a key's namespace and name, never in its kind or group: a
+// short one ("app") must not turn Deployment.apps into a key another rendering does not give.
+func TestRedactorKey_hidesNamesNotKindOrGroup(t *testing.T) {
+	r := NewRedactor([]string{"app"})
+	for _, tc := range []struct {
+		obj  Object
+		want string
+	}{
+		{Object{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": "web", "namespace": "review-app"}}, "Deployment.apps/web"},
+		{Object{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "app-config", "namespace": "review-app"}}, "ConfigMap/(sensitive value)-config"},
+		{Object{"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": map[string]any{"name": "db", "namespace": "other-app"}}, "StatefulSet.apps/other-(sensitive value)/db"},
+		{Object{"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": map[string]any{"name": "app"}}, "ClusterRole.rbac.authorization.k8s.io/(sensitive value)"},
+	} {
+		if got := r.Key(tc.obj, "review-app"); got != tc.want {
+			t.Errorf("Key(%v) = %q, want %q", tc.obj, got, tc.want)
+		}
+	}
+	if got, want := (*Redactor)(nil).Key(Object{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": "app"}}, "review"), "Deployment.apps/app"; got != want {
+		t.Errorf("nil Redactor Key = %q, want %q", got, want)
+	}
+}

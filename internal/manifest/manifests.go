@@ -68,7 +68,7 @@ func (r *Redactor) eachKeyed(objs []Object, defaultNamespace string, isNamespace
 		apiVersion, _ := obj["apiVersion"].(string)
 		kind, _ := obj["kind"].(string)
 		normalized := Normalize(obj, defaultNamespace, isNamespaced(apiVersion, kind))
-		key := r.String(Key(normalized, defaultNamespace))
+		key := r.Key(normalized, defaultNamespace)
 		if first, duplicate := indexByKey[key]; duplicate {
 			return fmt.Errorf("duplicate object %s: objects %d and %d have the same kind, group, namespace and name", key, first+1, i+1)
 		}

@@ -92,7 +92,7 @@ func checkedObjects(m *releaseModel, rendered *rendering) []validate.Object {
 			if i < len(sources) {
 				source = sources[i]
 			}
-			objs = append(objs, validate.Object{Key: redactor.String(manifest.Key(o, namespace)), Source: source, Object: o})
+			objs = append(objs, validate.Object{Key: redactor.Key(o, namespace), Source: source, Object: o})
 		}
 	}
 	add(r.CRDs, r.CRDSources)

@@ -134,7 +134,7 @@ func changedObjects(m, state *releaseModel, env *renderEnv, rendered *rendering)
 	}
 	var out []changedObject
 	for i, obj := range rendered.rendered.Objects {
-		key := redactor.String(manifest.Key(obj, namespace))
+		key := redactor.Key(obj, namespace)
 		if text, ok := previous[key]; ok && text == rendered.manifests[key] {
 			continue
 		}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chartserver"
@@ -97,4 +99,28 @@ func (e *releaseTestEnv) passwordNeverShows(t *testing.T, config func(namespace,
 		t.Errorf("the plan after applying the changed password is not empty:\n%s", out)
 	}
 	assertNoPasswordForm(t, "the provider's trace log", cli.providerLog(), password, changed)
+}
+
+// A short sensitive value (a user name "app" in set_sensitive) also occurs in text that is not
+// data, such as the group of Deployment.apps: keys of `manifests` keep kind and group as
+// they are, the value is hidden where the chart puts it, and the plan after the apply is empty.
+func TestAccRelease_shortSensitiveValueKeepsKeys(t *testing.T) {
+	e := testAccRelease(t)
+	const address = "gitlabk8s_release.web"
+	config := "\nprovider \"gitlabk8s\" {}\n" + releaseConfig("web", e.namespace, chartserver.FixtureChart("secret-forms"), `  set_sensitive = {
+    "db.user"     = "app"
+    "db.password" = "Sh0rt-user-pass"
+  }`)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(address, tfjsonpathManifest("Deployment.apps/web-forms"), knownStringContaining("apiVersion: apps/v1")),
+				},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+		}},
+	})
 }
