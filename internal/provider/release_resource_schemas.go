@@ -31,7 +31,7 @@ func clusterSchemas(ctx context.Context, m *releaseModel, lister openAPIDocument
 	defer cancel()
 	docs, err := lister.OpenAPIDocuments(ctx, groupVersionsOf(objs))
 	if err != nil {
-		tflog.Warn(ctx, "the cluster's OpenAPI schemas are not available; fields are checked against the shipped schema", map[string]any{"release": m.releaseID(), "error": err.Error()})
+		tflog.Warn(ctx, "the cluster's OpenAPI schemas are not available; fields are checked against the shipped schema", map[string]any{"release": m.releaseID(), "error": redactorFor(m).String(err.Error())})
 		return nil
 	}
 	schemas := make([]*validate.ServerSchema, len(docs))
@@ -42,7 +42,7 @@ func clusterSchemas(ctx context.Context, m *releaseModel, lister openAPIDocument
 			defer wg.Done()
 			s, err := serverSchemas.get(ctx, d)
 			if err != nil {
-				tflog.Warn(ctx, "the cluster's OpenAPI schema of "+d.GroupVersion.String()+" is not available; its objects are checked against the shipped schema", map[string]any{"release": m.releaseID(), "error": err.Error()})
+				tflog.Warn(ctx, "the cluster's OpenAPI schema of "+d.GroupVersion.String()+" is not available; its objects are checked against the shipped schema", map[string]any{"release": m.releaseID(), "error": redactorFor(m).String(err.Error())})
 			}
 			schemas[i] = s
 		}()
