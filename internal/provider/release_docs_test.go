@@ -1,0 +1,29 @@
+package provider
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"testing"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/validate"
+)
+
+// The release's documentation names the Kubernetes version of the schema the provider ships;
+// it must stay the version the libraries are when they are upgraded.
+func TestReleaseDocs_nameTheShippedSchemaVersion(t *testing.T) {
+	for _, file := range []string{"../../templates/resources/release.md.tmpl", "../../docs/resources/release.md"} {
+		text, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := regexp.MustCompile(`\((\d+\.\d+) for this release\)`).FindSubmatch(text)
+		if found == nil {
+			t.Fatalf("%s no longer says which Kubernetes version its shipped schema is (\"(1.N for this release)\")", file)
+		}
+		shipped := validate.LibraryVersion()
+		if want := fmt.Sprintf("%d.%d", shipped.Major, shipped.Minor); string(found[1]) != want {
+			t.Errorf("%s says the shipped schema is Kubernetes %s; the libraries are %s", file, found[1], want)
+		}
+	}
+}
