@@ -83,11 +83,16 @@ func markerOn(t *testing.T, text, field string) string {
 // TestAccRelease_markersAreKeyed checks that a Secret value shows as an HMAC keyed per release:
 // the same value shows the same marker in every plan and a changed one a new marker, the same
 // value in two releases shows two markers, and no marker is the unkeyed SHA-256 of the value.
+// It runs with terraform and with tofu.
 func TestAccRelease_markersAreKeyed(t *testing.T) {
+	forEachCLI(t, testMarkersAreKeyed)
+}
+
+func testMarkersAreKeyed(t *testing.T, bin cliBinary) {
 	e := testAccRelease(t)
 	suffix := fmt.Sprintf("%08x", rand.Uint32())
 	password, changed, admin := "first-Passw0rd-"+suffix, "second-Passw0rd-"+suffix, "Adm1n-"+suffix
-	cli := newTerraformCLI(t, suiteCLI(t))
+	cli := newTerraformCLI(t, bin)
 	cli.writeConfig(markersConfig(e.namespace, password, admin))
 	cli.mustRun("apply", "-auto-approve")
 	// The first plan of a release, before it has a key, shows markers without a hash; a plan
@@ -153,12 +158,16 @@ func TestAccRelease_markersAreKeyed(t *testing.T) {
 // TestAccRelease_stateWithoutAKeyPlansNoChange turns the state of an applied release into what
 // earlier versions wrote (no key, Secret values as unkeyed SHA-256 markers, derived values as
 // "(sensitive value)") and checks that the next plans, with and without refresh, show no
-// change, and that the refresh gives the release a key.
+// change, and that the refresh gives the release a key. It runs with terraform and with tofu.
 func TestAccRelease_stateWithoutAKeyPlansNoChange(t *testing.T) {
+	forEachCLI(t, testStateWithoutAKeyPlansNoChange)
+}
+
+func testStateWithoutAKeyPlansNoChange(t *testing.T, bin cliBinary) {
 	e := testAccRelease(t)
 	suffix := fmt.Sprintf("%08x", rand.Uint32())
 	password, admin := "legacy-Passw0rd&"+suffix, "Adm1n-"+suffix
-	cli := newTerraformCLI(t, suiteCLI(t))
+	cli := newTerraformCLI(t, bin)
 	cli.writeConfig(markersConfig(e.namespace, password, admin))
 	cli.mustRun("apply", "-auto-approve")
 	cli.mustRun("apply", "-refresh-only", "-auto-approve")
