@@ -12,7 +12,8 @@ import (
 // to exactly files, whatever the templates draw at random or look up, so an
 // apply applies what its plan rendered. Metadata, values, files, CRDs and
 // subcharts stay as they are, so Helm's release records the chart's name,
-// version and values as usual.
+// version and values as usual; the original templates are kept among the
+// files, for [Unfreeze].
 func Freeze(l *Loaded, files map[string]string) *Loaded {
 	frozen := *l
 	frozen.Chart = copyChart(l.Chart)
@@ -33,6 +34,7 @@ func freezeTemplates(ch *helmchart.Chart, files map[string]string) {
 			templates = append(templates, &helmchart.File{Name: t.Name, Data: []byte(literalTemplate(out))})
 		}
 	}
+	keepTemplates(ch)
 	ch.Templates = templates
 	for _, dep := range ch.Dependencies() {
 		freezeTemplates(dep, files)

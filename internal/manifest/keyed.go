@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"regexp"
+	"strings"
 )
 
 // RedactionKeyLength is the length in bytes of a release's redaction key.
@@ -14,9 +15,14 @@ const RedactionKeyLength = 32
 // Redaction is what a release keeps, out of every plan, to redact its next plans as it redacted
 // the last one: the key its markers are HMACs with, and a keyed digest of each object the last
 // apply applied (see [Redactor.ObjectDigests]), by manifest key.
+//
+// Conservative says that the manifests were written without knowing which inputs are
+// sensitive (an imported release), hiding whatever the chart derives from any of its values,
+// and Digests are of the objects Helm recorded: see [KeepConservative].
 type Redaction struct {
-	Key     []byte            `json:"key"`
-	Digests map[string]string `json:"digests,omitempty"`
+	Key          []byte            `json:"key"`
+	Digests      map[string]string `json:"digests,omitempty"`
+	Conservative bool              `json:"conservative,omitempty"`
 }
 
 // NewRedactionKey returns a new random key for a release's markers.
@@ -51,6 +57,9 @@ func (r Redaction) Encode() ([]byte, error) {
 
 // anyMarker matches every marker a Redactor writes, keyed or not.
 var anyMarker = regexp.MustCompile(`\(sensitive value(?: (?:hmac|sha256):[0-9a-f]{12})?\)`)
+
+// numberedMarker matches every marker, with the number that tells apart keys hidden alike.
+var numberedMarker = regexp.MustCompile(anyMarker.String() + `(?: \(\d+\))?`)
 
 // unkeyedMarker matches the markers written without a key: "(sensitive value)" and the
 // "sha256:" markers of states written before keys existed.
@@ -113,4 +122,45 @@ func KeepUnchanged(shown, old, legacy, digests, recorded map[string]string) map[
 		}
 	}
 	return out
+}
+
+// KeepConservative returns old, manifests written conservatively (see [Redaction]), when
+// shown, the manifests of a rendering, hold the same objects and each is unchanged: its digest
+// now (digests) is the one recorded and old is shown where old shows no marker
+// ([SameExceptMarkers]). Otherwise it returns shown whole, so the first change writes every
+// manifest as the rendering redacts it. Neither shown nor old is changed.
+func KeepConservative(shown, old, digests, recorded map[string]string) map[string]string {
+	if len(shown) != len(old) {
+		return maps.Clone(shown)
+	}
+	for k, now := range shown {
+		before, ok := old[k]
+		if !ok || recorded[k] == "" || recorded[k] != digests[k] || !SameExceptMarkers(before, now) {
+			return maps.Clone(shown)
+		}
+	}
+	return maps.Clone(old)
+}
+
+// SameExceptMarkers reports whether shown is old with each marker of old standing for any
+// text, markers included: what old shows outside its markers, shown shows alike.
+func SameExceptMarkers(old, shown string) bool {
+	if old == shown {
+		return true
+	}
+	markers := numberedMarker.FindAllStringIndex(old, -1)
+	if len(markers) == 0 {
+		return false
+	}
+	var pattern strings.Builder
+	pattern.WriteString(`(?s)^`)
+	at := 0
+	for _, m := range markers {
+		pattern.WriteString(regexp.QuoteMeta(old[at:m[0]]))
+		pattern.WriteString(`.*?`)
+		at = m[1]
+	}
+	pattern.WriteString(regexp.QuoteMeta(old[at:]) + `$`)
+	re, err := regexp.Compile(pattern.String())
+	return err == nil && re.MatchString(shown)
 }

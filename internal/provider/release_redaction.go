@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"maps"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -78,11 +79,19 @@ func (rendered *rendering) keepUnchanged(state *releaseModel, rec manifest.Redac
 	if len(old) == 0 {
 		return
 	}
-	legacy, _ := rendered.redacted.LegacyManifests(rendered.redaction)
 	var digests map[string]string
 	if rec.Key != nil && len(rec.Digests) > 0 {
 		digests, _ = rendered.redacted.ObjectDigests(rec.Key, rendered.redaction)
 	}
+	if rec.Conservative {
+		// An imported release keeps its conservative manifests while nothing changes; the first
+		// change shows every object as this rendering redacts it.
+		kept := manifest.KeepConservative(rendered.manifests, old, digests, rec.Digests)
+		rendered.conservative = !maps.Equal(kept, rendered.manifests)
+		rendered.manifests = kept
+		return
+	}
+	legacy, _ := rendered.redacted.LegacyManifests(rendered.redaction)
 	rendered.manifests = manifest.KeepUnchanged(rendered.manifests, old, legacy, digests, rec.Digests)
 }
 
@@ -102,7 +111,8 @@ func recordApplied(ctx context.Context, private privateSetter, rec manifest.Reda
 		diags.AddError("Unable to Record Release", fmt.Sprintf("The applied objects could not be digested.\n\n%s", rendered.redacted.Redactor.String(err.Error())))
 		return diags
 	}
-	rec.Digests = digests
+	// Manifests kept conservative stay so until a change writes them as rendered.
+	rec.Digests, rec.Conservative = digests, rendered.conservative
 	diags.Append(writeRedaction(ctx, private, rec)...)
 	return diags
 }

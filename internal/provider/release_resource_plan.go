@@ -125,6 +125,9 @@ type rendering struct {
 	key []byte
 	// generated are the keys of the objects holding values the chart generated afresh.
 	generated []string
+	// conservative says that manifests are an imported release's, redacted conservatively,
+	// kept as nothing changed (see keepUnchanged).
+	conservative bool
 }
 
 // render loads the chart, merges the values and renders the release's manifests. Errors
@@ -362,7 +365,7 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 			return
 		}
 		same.keepUnchanged(state, rec)
-		unchanged := sameManifests(same.manifests, state.Manifests) || r.onlyIgnoredDiffer(ctx, env, &plan, state, rec.Key, same.manifests)
+		unchanged := sameManifests(same.manifests, state.Manifests) || r.onlyIgnoredDiffer(ctx, env, &plan, state, rec, same.manifests)
 		if unchanged && same.loaded.Version == state.ChartVersion.ValueString() {
 			plan.Manifests, plan.Revision, plan.Status = state.Manifests, state.Revision, state.Status
 			plan.ChartVersion = types.StringValue(same.loaded.Version)
@@ -404,7 +407,7 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 // the plan's ignore_differences ignore: the live objects are read again with the plan's rules
 // (the state's were refreshed with the state's, and not at all with -refresh=false), so a rule
 // takes effect in the plan that adds it, and a difference it ignores never upgrades the release.
-func (r *releaseResource) onlyIgnoredDiffer(ctx context.Context, env *renderEnv, plan, state *releaseModel, key []byte, rendered map[string]string) bool {
+func (r *releaseResource) onlyIgnoredDiffer(ctx context.Context, env *renderEnv, plan, state *releaseModel, rec manifest.Redaction, rendered map[string]string) bool {
 	if env.client == nil || (plan.IgnoreDifferences.Equal(state.IgnoreDifferences) && len(plan.ignoreRules(ctx)) == 0) {
 		return false
 	}
@@ -415,7 +418,7 @@ func (r *releaseResource) onlyIgnoredDiffer(ctx context.Context, env *renderEnv,
 	withRules := *state
 	withRules.IgnoreDifferences = plan.IgnoreDifferences
 	var diags diag.Diagnostics
-	refreshed := r.liveManifests(ctx, env, &withRules, rel, key, &diags)
+	refreshed := r.liveManifests(ctx, env, &withRules, rel, rec, nil, &diags)
 	return !diags.HasError() && sameManifests(rendered, refreshed)
 }
 

@@ -66,15 +66,22 @@ func (r *releaseResource) Read(ctx context.Context, req resource.ReadRequest, re
 	}
 	// A release without a key (imported, or written before keys existed) gets one now; its
 	// objects' manifests are written anew with it below.
+	// An imported release's manifests are redacted conservatively, as the inputs that are
+	// sensitive are not known (see importRedactor).
 	rec := readRedaction(ctx, req.Private)
+	var imported *manifest.Redactor
 	if rec.Key == nil {
+		isImport := isImported(&state, rec)
 		var ok bool
 		if rec, ok = withKey(rec, &resp.Diagnostics); !ok {
 			return
 		}
+		if isImport {
+			imported = r.importRedactor(ctx, env, &state, rel, &rec, &resp.Diagnostics)
+		}
 		resp.Diagnostics.Append(writeRedaction(ctx, resp.Private, rec)...)
 	}
-	manifests := r.liveManifests(ctx, env, &state, rel, rec.Key, &resp.Diagnostics)
+	manifests := r.liveManifests(ctx, env, &state, rel, rec, imported, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -85,8 +92,10 @@ func (r *releaseResource) Read(ctx context.Context, req resource.ReadRequest, re
 // liveManifests returns the manifests of the release's live objects: for each object of the
 // current revision, the live values of the fields the chart sets; an object that no longer
 // exists is left out, so the plan shows it being added again. Hooks and CRDs, which Helm does
-// not keep up to date, keep the manifests of the state.
-func (r *releaseResource) liveManifests(ctx context.Context, env *renderEnv, state *releaseModel, rel *release.Release, key []byte, diags *diag.Diagnostics) types.Map {
+// not keep up to date, keep the manifests of the state. imported, when not nil, redacts them
+// instead of what the state knows (see importRedactor).
+func (r *releaseResource) liveManifests(ctx context.Context, env *renderEnv, state *releaseModel, rel *release.Release, rec manifest.Redaction, imported *manifest.Redactor, diags *diag.Diagnostics) types.Map {
+	key := rec.Key
 	id := state.releaseID()
 	namespace := state.Namespace.ValueString()
 	redactor := redactorFor(state)
@@ -114,11 +123,18 @@ func (r *releaseResource) liveManifests(ctx context.Context, env *renderEnv, sta
 	if err == nil && len(state.Manifests.Elements()) == 0 {
 		// Imported: no earlier plan recorded the release's hooks and CRDs, so take them as Helm
 		// recorded them; otherwise the first plan would add them and upgrade for nothing.
-		recordedExtras, err = recordedHooksAndCRDs(rel, namespace, manifest.NewKeyedRedactor(sensitive, key, nil), env.isNamespaced)
+		extras := manifest.NewKeyedRedactor(sensitive, key, nil)
+		if imported != nil {
+			extras = imported
+		}
+		recordedExtras, err = recordedHooksAndCRDs(rel, namespace, extras, env.isNamespaced)
 	}
 	if err == nil {
 		var liveManifests map[string]string
-		live := liveRedactor(desired, state, sensitive, key, env.isNamespaced)
+		live := imported
+		if live == nil {
+			live = liveRedactor(desired, state, sensitive, key, rec.Conservative, env.isNamespaced)
+		}
 		state.redactorCell().Store(live)
 		if liveManifests, err = chart.RedactedManifests(&chart.Rendered{Objects: projected}, namespace, live, env.isNamespaced); err == nil {
 			elems := make(map[string]attr.Value, len(liveManifests)+len(state.Manifests.Elements())+len(recordedExtras))
@@ -179,9 +195,10 @@ func recordedHooksAndCRDs(rel *release.Release, namespace string, redactor *mani
 // applied (desired) has a value, so that what the plan found derived from a sensitive value
 // stays hidden in the refreshed manifests. Without sensitive chart values, or when the state
 // cannot be compared, it hides the sensitive values alone. Markers are keyed with key.
-func liveRedactor(desired []manifest.Object, state *releaseModel, sensitive []string, key []byte, isNamespaced func(apiVersion, kind string) bool) *manifest.Redactor {
+// conservative manifests (an imported release's) are compared without sensitive values too.
+func liveRedactor(desired []manifest.Object, state *releaseModel, sensitive []string, key []byte, conservative bool, isNamespaced func(apiVersion, kind string) bool) *manifest.Redactor {
 	plain := manifest.NewKeyedRedactor(sensitive, key, nil)
-	if len(state.SetSensitive.Elements()) == 0 && len(state.ValuesSensitive.Elements()) == 0 {
+	if !conservative && len(state.SetSensitive.Elements()) == 0 && len(state.ValuesSensitive.Elements()) == 0 {
 		return plain
 	}
 	// Secrets are redacted whole anyway, and their values would be hidden in the others.

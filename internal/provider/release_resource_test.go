@@ -145,11 +145,15 @@ func TestAccRelease_lifecycle(t *testing.T) {
 				ImportStateId:     e.namespace + "/web",
 				ImportStateVerify: true,
 				// Helm keeps the merged values, not how they were given, and no chart location. An
-				// imported release draws a key of its own, so its Secret's markers differ.
-				ImportStateVerifyIgnore: []string{"chart", "set", "set_sensitive", "chart_digest", "timeout", "manifests.Secret/web"},
+				// imported release draws a key of its own, so its Secret's markers differ, and hides
+				// what the chart derives from any value it was given (set image.tag and mode too).
+				ImportStateVerifyIgnore: []string{"chart", "set", "set_sensitive", "chart_digest", "timeout", "manifests.Secret/web", "manifests.Deployment.apps/web"},
 				ImportStateCheck: func(states []*terraform.InstanceState) error {
 					if secret := states[0].Attributes["manifests.Secret/web"]; !strings.Contains(secret, "password: (sensitive value hmac:") {
 						return fmt.Errorf("the imported Secret/web shows no keyed marker:\n%s", secret)
+					}
+					if d := states[0].Attributes["manifests.Deployment.apps/web"]; !strings.Contains(d, "image: (sensitive value hmac:") {
+						return fmt.Errorf("the imported Deployment.apps/web shows the image tag given with set:\n%s", d)
 					}
 					return nil
 				},

@@ -1,0 +1,69 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"helm.sh/helm/v3/pkg/release"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+)
+
+// isImported reports whether a refresh of state reads a release that has no record of its
+// redaction, no manifests and no sensitive inputs: an import, run without the configuration,
+// which alone says which values are sensitive.
+func isImported(state *releaseModel, rec manifest.Redaction) bool {
+	return rec.Key == nil && len(state.Manifests.Elements()) == 0 &&
+		len(state.SetSensitive.Elements()) == 0 && len(state.ValuesSensitive.Elements()) == 0
+}
+
+// importRedactor returns the redactor of the manifests of an imported release, and records in
+// rec that they are conservative: it takes every value Helm recorded as given to the release
+// (rel.Config) for a sensitive input, and renders the chart Helm recorded again with
+// substitutes for them (chart.RedactRecorded), so that no form of a set_sensitive value the
+// chart derives shows, whatever the chart made of it. rec.Digests are those of the recorded
+// rendering, which the first plan with the configuration compares with (see
+// manifest.KeepConservative). A release given no values needs nothing: it returns nil.
+func (r *releaseResource) importRedactor(ctx context.Context, env *renderEnv, state *releaseModel, rel *release.Release, rec *manifest.Redaction, diags *diag.Diagnostics) *manifest.Redactor {
+	if len(rel.Config) == 0 || rel.Chart == nil {
+		return nil
+	}
+	id := state.releaseID()
+	inputs := chart.RecordedInputs(rel.Config)
+	fallback := func(reason string) *manifest.Redactor {
+		diags.AddWarning("Imported Manifests Hide Only the Given Values", fmt.Sprintf(
+			"The manifests of imported release %s hide every value Helm recorded as given to it, as it is and encoded, but not the forms "+
+				"its chart derives from them (a password URL-escaped in a connection string, hashed into an annotation): %s. Apply the "+
+				"configuration with set_sensitive or values_sensitive once; from then on every derived form is hidden.",
+			id, reason))
+		return manifest.NewKeyedRedactor(inputs, rec.Key, nil)
+	}
+	ch, unfrozen := chart.Unfreeze(rel.Chart)
+	if !unfrozen {
+		return fallback("the chart Helm recorded holds the rendered text only, without its templates")
+	}
+	namespace := state.Namespace.ValueString()
+	options := chart.RenderOptions{
+		ReleaseName: state.Name.ValueString(), Namespace: namespace,
+		KubeVersion: env.kubeVersion, APIVersions: env.apiVersions,
+		IsUpgrade: rel.Version > 1, Revision: rel.Version,
+	}
+	if env.client != nil {
+		options.Lookup = env.client.Lookup(namespace)
+	}
+	red := chart.Redaction{Namespace: namespace, Key: rec.Key, IsNamespaced: env.isNamespaced}
+	redacted, err := chart.RedactRecorded(ctx, &chart.Loaded{Chart: ch}, rel.Config, options, helmrelease.Applied(rel), red)
+	if err != nil {
+		// The message may quote a value: what the chart made of one is hidden only once rendered.
+		return fallback("rendering the recorded chart with other values failed")
+	}
+	digests, err := redacted.ObjectDigests(rec.Key, red)
+	if err != nil {
+		return fallback("the recorded chart's objects could not be digested")
+	}
+	rec.Digests, rec.Conservative = digests, true
+	return redacted.Redactor
+}

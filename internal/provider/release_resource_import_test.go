@@ -1,0 +1,165 @@
+package provider
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chartserver"
+)
+
+// importedToken is the secret-forms chart's apiToken in importedSecretFormsConfig, given with
+// set: the chart also writes it where no password is, which an imported release hides until
+// the first change.
+const importedToken = "tok-1234-abcd"
+
+// importedSecretFormsConfig is a release of the secret-forms chart with a set_sensitive
+// password, and with set a host, which the chart puts in the same strings, and a token.
+func importedSecretFormsConfig(namespace, password, host string) string {
+	return "\nprovider \"gitlabk8s\" {}\n" + releaseConfig("web", namespace, chartserver.FixtureChart("secret-forms"), fmt.Sprintf(`  set = {
+    "db.host" = %q
+    apiToken  = %q
+  }
+  set_sensitive = {
+    "db.password" = %q
+  }`, host, importedToken, password))
+}
+
+// stateManifests returns the manifests of the release in showJSON (terraform show -json of
+// the state), as JSON.
+func stateManifests(t *testing.T, showJSON string) string {
+	t.Helper()
+	var state struct {
+		Values struct {
+			RootModule struct {
+				Resources []struct {
+					Address string         `json:"address"`
+					Values  map[string]any `json:"values"`
+				} `json:"resources"`
+			} `json:"root_module"`
+		} `json:"values"`
+	}
+	if err := json.Unmarshal([]byte(showJSON), &state); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range state.Values.RootModule.Resources {
+		if r.Address == webAddress {
+			out, err := json.Marshal(r.Values["manifests"])
+			if err != nil {
+				t.Fatal(err)
+			}
+			return string(out)
+		}
+	}
+	t.Fatalf("terraform show -json holds no %s: %s", webAddress, showJSON)
+	return ""
+}
+
+// planKeepsManifests fails unless the plan in planJSON (terraform show -json) leaves the
+// manifests and the revision of the release as they are.
+func planKeepsManifests(t *testing.T, planJSON string) {
+	t.Helper()
+	var plan struct {
+		ResourceChanges []struct {
+			Change struct {
+				Before, After map[string]any
+			} `json:"change"`
+		} `json:"resource_changes"`
+	}
+	if err := json.Unmarshal([]byte(planJSON), &plan); err != nil {
+		t.Fatal(err)
+	}
+	for _, rc := range plan.ResourceChanges {
+		for _, attr := range []string{"manifests", "revision"} {
+			if !reflect.DeepEqual(rc.Change.Before[attr], rc.Change.After[attr]) {
+				t.Errorf("the first plan after the import changes %s: an unchanged release would be upgraded", attr)
+			}
+		}
+	}
+}
+
+// An imported release is read without its configuration, so the provider does not know which
+// of its values are sensitive: its manifests hide whatever the chart derives from any value it
+// was given. No form of the set_sensitive password shows in the import's state or in the
+// first plan, which upgrades nothing; a change of a value that is not sensitive then plans and
+// applies as ever, still showing no form of it. Run with `terraform import` and with an import
+// block, with terraform and tofu.
+func TestAccRelease_importShowsNoFormOfASensitiveValue(t *testing.T) {
+	forEachCLI(t, func(t *testing.T, bin cliBinary) {
+		e := testAccRelease(t)
+		password := `Tr0ub&dor 3/c+rr%ct#h@rse:` + fmt.Sprintf("%08x", rand.Uint32())
+		cli := newTerraformCLI(t, bin)
+		config := importedSecretFormsConfig(e.namespace, password, "db")
+		cli.writeConfig(config)
+		cli.mustRun("apply", "-auto-approve")
+
+		importIs := func(how string, importRun func()) {
+			t.Helper()
+			cli.mustRun("state", "rm", webAddress)
+			importRun()
+			showState := cli.mustRun("show", "-json")
+			stateJSON, n := nonSensitiveValues(t, showState)
+			if n == 0 || !strings.Contains(stateJSON, "dsn: (sensitive value") {
+				t.Fatalf("the state after %s holds no manifests of the release: %s", how, stateJSON)
+			}
+			if strings.Contains(stateManifests(t, showState), importedToken) {
+				t.Errorf("the manifests after %s show the token given with set: an imported release hides every value it was given until a change", how)
+			}
+			assertNoPasswordForm(t, "terraform show -json (state) after "+how, stateJSON, password)
+			cli.writeConfig(config)
+			plan := cli.mustRun("plan", "-out=tfplan")
+			assertNoPasswordForm(t, "the first plan after "+how, plan, password)
+			showPlan := cli.mustRun("show", "-json", "tfplan")
+			planKeepsManifests(t, showPlan)
+			planJSON, _ := nonSensitiveValues(t, showPlan)
+			assertNoPasswordForm(t, "terraform show -json tfplan after "+how, planJSON, password)
+			assertNoPasswordForm(t, "terraform apply after "+how, cli.mustRun("apply", "tfplan"), password)
+			if out := cli.mustRun("plan", "-detailed-exitcode"); !strings.Contains(out, "No changes.") {
+				t.Errorf("the plan after applying the configuration to the release of %s is not empty:\n%s", how, out)
+			}
+		}
+		importIs("terraform import", func() {
+			assertNoPasswordForm(t, "terraform import", cli.mustRun("import", webAddress, e.namespace+"/web"), password)
+		})
+		importIs("an import block", func() {
+			cli.writeConfig(config + fmt.Sprintf("\nimport {\n  to = %s\n  id = \"%s/web\"\n}\n", webAddress, e.namespace))
+			plan := cli.mustRun("plan", "-out=tfplan")
+			assertNoPasswordForm(t, "the plan of the import block", plan, password)
+			planJSON, _ := nonSensitiveValues(t, cli.mustRun("show", "-json", "tfplan"))
+			assertNoPasswordForm(t, "terraform show -json tfplan of the import block", planJSON, password)
+			assertNoPasswordForm(t, "terraform apply of the import block", cli.mustRun("apply", "tfplan"), password)
+		})
+		if got := e.helmRevisions(t, "web"); len(got) != 1 {
+			t.Errorf("helm history after the imports = %v, want one revision: nothing changed", got)
+		}
+
+		// A change of a value that is not sensitive upgrades the release; no form shows.
+		cli.writeConfig(importedSecretFormsConfig(e.namespace, password, "db2"))
+		plan := cli.mustRun("plan", "-out=tfplan")
+		assertNoPasswordForm(t, "the plan of the changed host", plan, password)
+		if !strings.Contains(plan, "update in-place") || !strings.Contains(plan, `"ConfigMap/web-forms"`) {
+			t.Errorf("the plan of a changed host does not show ConfigMap/web-forms changing:\n%s", plan)
+		}
+		planJSON, _ := nonSensitiveValues(t, cli.mustRun("show", "-json", "tfplan"))
+		assertNoPasswordForm(t, "terraform show -json tfplan of the changed host", planJSON, password)
+		if !strings.Contains(planJSON, importedToken) {
+			t.Errorf("the plan of the first change does not write the manifests as the configuration redacts them (the token shown): %s", planJSON)
+		}
+		assertNoPasswordForm(t, "terraform apply of the changed host", cli.mustRun("apply", "tfplan"), password)
+		cm, err := e.kube.CoreV1().ConfigMaps(e.namespace).Get(t.Context(), "web-forms", metav1.GetOptions{})
+		if err != nil || !strings.HasSuffix(cm.Data["dsn"], "@db2/app") {
+			t.Fatalf("ConfigMap web-forms dsn = %q (err %v), want the host db2", cm.Data["dsn"], err)
+		}
+		stateJSON, _ := nonSensitiveValues(t, cli.mustRun("show", "-json"))
+		assertNoPasswordForm(t, "terraform show -json (state) after the change", stateJSON, password)
+		if out := cli.mustRun("plan", "-detailed-exitcode"); !strings.Contains(out, "No changes.") {
+			t.Errorf("the plan after applying the changed host is not empty:\n%s", out)
+		}
+		assertNoPasswordForm(t, "the provider's trace log", cli.providerLog(), password)
+	})
+}
