@@ -163,3 +163,36 @@ func TestAccRelease_importShowsNoFormOfASensitiveValue(t *testing.T) {
 		assertNoPasswordForm(t, "the provider's trace log", cli.providerLog(), password)
 	})
 }
+
+// A release installed with helm, as one migrating to the provider has, is imported with no
+// form of its password showing in the import's state or the first plan, which upgrades
+// nothing; the plan after that plan's apply is empty.
+func TestAccRelease_importOfAHelmReleaseShowsNoFormOfASensitiveValue(t *testing.T) {
+	e := testAccRelease(t)
+	password := `Tr0ub&dor 3/c+rr%ct#h@rse:` + fmt.Sprintf("%08x", rand.Uint32())
+	e.helmCLI(t)("upgrade", "--install", "--wait", "web", chartserver.FixtureChart("secret-forms"),
+		"--set", "db.host=db", "--set", "apiToken="+importedToken, "--set-string", "db.password="+password)
+	cli := newTerraformCLI(t, suiteCLI(t))
+	cli.writeConfig(importedSecretFormsConfig(e.namespace, password, "db"))
+	assertNoPasswordForm(t, "terraform import", cli.mustRun("import", webAddress, e.namespace+"/web"), password)
+	showState := cli.mustRun("show", "-json")
+	stateJSON, _ := nonSensitiveValues(t, showState)
+	assertNoPasswordForm(t, "terraform show -json (state) after the import", stateJSON, password)
+	if manifests := stateManifests(t, showState); !strings.Contains(manifests, "dsn: (sensitive value") || strings.Contains(manifests, importedToken) {
+		t.Errorf("the imported manifests do not hide every value the release was given: %s", manifests)
+	}
+	plan := cli.mustRun("plan", "-out=tfplan")
+	assertNoPasswordForm(t, "the first plan after the import", plan, password)
+	showPlan := cli.mustRun("show", "-json", "tfplan")
+	planKeepsManifests(t, showPlan)
+	planJSON, _ := nonSensitiveValues(t, showPlan)
+	assertNoPasswordForm(t, "terraform show -json tfplan after the import", planJSON, password)
+	cli.mustRun("apply", "tfplan")
+	if out := cli.mustRun("plan", "-detailed-exitcode"); !strings.Contains(out, "No changes.") {
+		t.Errorf("the plan after applying the configuration to the imported release is not empty:\n%s", out)
+	}
+	if got := e.helmRevisions(t, "web"); len(got) != 1 {
+		t.Errorf("helm history = %v, want the one revision helm installed", got)
+	}
+	assertNoPasswordForm(t, "the provider's trace log", cli.providerLog(), password)
+}
