@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"maps"
 	"strings"
 	"testing"
 )
@@ -130,5 +131,45 @@ func TestKeepUnchanged(t *testing.T) {
 	}
 	if shown["Secret/a"] != keyed {
 		t.Error("KeepUnchanged changed its input")
+	}
+}
+
+func TestSameExceptMarkers(t *testing.T) {
+	for _, tt := range []struct {
+		old, shown string
+		want       bool
+	}{
+		{"a: 1", "a: 1", true},
+		{"a: (sensitive value hmac:0123456789ab)\nb: 2", "a: x\nb: 2", true},
+		{"a: (sensitive value hmac:0123456789ab)\nb: 2", "a: (sensitive value hmac:ba9876543210)\nb: 2", true},
+		{"a: |\n  (sensitive value hmac:0123456789ab)\nb: 2", "a: |\n  x\n  y\nb: 2", true},
+		{"(sensitive value hmac:0123456789ab) (2): 1", "k: 1", true},
+		{"a: (sensitive value hmac:0123456789ab)\nb: 2", "a: x\nb: 3", false},
+		{"a: 1", "a: 2", false},
+	} {
+		if got := SameExceptMarkers(tt.old, tt.shown); got != tt.want {
+			t.Errorf("SameExceptMarkers(%q, %q) = %v, want %v", tt.old, tt.shown, got, tt.want)
+		}
+	}
+}
+
+func TestKeepConservative(t *testing.T) {
+	old := map[string]string{"ConfigMap/a": "token: (sensitive value hmac:0123456789ab)", "ConfigMap/b": "x: 1"}
+	shown := map[string]string{"ConfigMap/a": "token: tok", "ConfigMap/b": "x: 1"}
+	recorded := map[string]string{"ConfigMap/a": "d1", "ConfigMap/b": "d2"}
+	if got := KeepConservative(shown, old, map[string]string{"ConfigMap/a": "d1", "ConfigMap/b": "d2"}, recorded); !maps.Equal(got, old) {
+		t.Errorf("nothing changed, yet KeepConservative = %v, want the conservative %v", got, old)
+	}
+	// One object changes: every manifest is shown as rendered.
+	changed := map[string]string{"ConfigMap/a": "token: tok", "ConfigMap/b": "x: 2"}
+	if got := KeepConservative(changed, old, map[string]string{"ConfigMap/a": "d1", "ConfigMap/b": "d3"}, recorded); !maps.Equal(got, changed) {
+		t.Errorf("after a change KeepConservative = %v, want the rendering %v", got, changed)
+	}
+	if got := KeepConservative(shown, old, map[string]string{"ConfigMap/a": "other", "ConfigMap/b": "d2"}, recorded); !maps.Equal(got, shown) {
+		t.Errorf("a changed digest behind a marker: KeepConservative = %v, want the rendering", got)
+	}
+	added := map[string]string{"ConfigMap/a": "token: tok", "ConfigMap/b": "x: 1", "ConfigMap/c": "y: 1"}
+	if got := KeepConservative(added, old, map[string]string{"ConfigMap/a": "d1", "ConfigMap/b": "d2"}, recorded); !maps.Equal(got, added) {
+		t.Errorf("an added object: KeepConservative = %v, want the rendering", got)
 	}
 }

@@ -1,0 +1,48 @@
+package chart
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chartserver"
+)
+
+// A frozen chart, as Helm records it, gives its templates back: rendered again with the
+// release's values taken all for sensitive inputs, no form of the password shows, nor the
+// values given as not sensitive, where the chart writes them alone.
+func TestRedactRecorded_hidesWhatAnyGivenValueDerives(t *testing.T) {
+	l := loadFixture(t, "secret-forms")
+	o := RenderOptions{ReleaseName: "web", Namespace: "review-x"}
+	config := map[string]any{"db": map[string]any{"password": strongPassword, "host": "db"}, "apiToken": "api-token-1234"}
+	applied := render(t, l, Values{SetSensitive: map[string]string{"db.password": strongPassword}, Set: map[string]string{"db.host": "db", "apiToken": "api-token-1234"}}, o)
+	frozen := Freeze(l, applied.Files)
+	literal := copyChart(frozen.Chart)
+	literal.Files = nil
+	if _, ok := Unfreeze(literal); ok {
+		t.Error("Unfreeze says it has the templates of a chart frozen without them")
+	}
+	ch, ok := Unfreeze(frozen.Chart)
+	if !ok {
+		t.Fatal("Unfreeze found no templates in a frozen chart")
+	}
+	if _, ok := Unfreeze(l.Chart); !ok {
+		t.Error("Unfreeze says a chart installed as it is (by helm) has no templates")
+	}
+	out, err := RedactRecorded(context.Background(), &Loaded{Chart: ch}, config, o, nil, Redaction{Namespace: "review-x", Key: []byte("k")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := joinManifests(out.Manifests)
+	for name, form := range chartserver.SecretFormsLeaks(strongPassword) {
+		if strings.Contains(all, form) {
+			t.Errorf("the manifests show the password as %s (%q):\n%s", name, form, all)
+		}
+	}
+	if strings.Contains(all, "api-token-1234") || !strings.Contains(all, "dsn: (sensitive value hmac:") {
+		t.Errorf("the manifests do not hide every value given:\n%s", all)
+	}
+	if strings.Contains(strings.Join(RecordedInputs(config), " "), "db ") {
+		t.Errorf("RecordedInputs = %v, want no leaf shorter than %d", RecordedInputs(config), minSensitiveLeafLength)
+	}
+}
