@@ -2,11 +2,16 @@ package chart
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	helmchart "helm.sh/helm/v3/pkg/chart"
 	"sigs.k8s.io/yaml"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 )
 
 // templatesKeptDir is where a frozen chart keeps its original templates among its files
@@ -88,12 +93,36 @@ func isLiteral(templates []*helmchart.File) bool {
 // the rendering as [RedactStable] does with every leaf of config taken for a sensitive input.
 // It is for a release whose sensitive inputs are not known (an imported one): whatever the
 // chart derives from any value it was given is hidden, in every form the chart gives it.
+//
+// A value that decides what the chart renders (an "architecture: replication" that adds
+// objects), rather than only what it writes, cannot be replaced without changing the objects:
+// such values are found one by one and taken as they are, the others still for sensitive.
 func RedactRecorded(ctx context.Context, l *Loaded, config map[string]any, o RenderOptions, prior []Document, red Redaction) (*RedactedRendering, error) {
-	doc, err := yaml.Marshal(config)
-	if err != nil {
-		return nil, fmt.Errorf("encode the release's values: %w", err)
+	out, err := redactRecorded(ctx, l, nil, config, o, prior, red)
+	if !errors.Is(err, ErrRedaction) {
+		return out, err
 	}
-	v := Values{SensitiveDocuments: []string{string(doc)}}
+	deciding, rest, err := decidingValues(ctx, l, config, o)
+	if err != nil {
+		return nil, err
+	}
+	return redactRecorded(ctx, l, deciding, rest, o, prior, red)
+}
+
+// redactRecorded is RedactRecorded with the values split into those taken as they are
+// (plain) and those taken for sensitive inputs.
+func redactRecorded(ctx context.Context, l *Loaded, plain, sensitive map[string]any, o RenderOptions, prior []Document, red Redaction) (*RedactedRendering, error) {
+	var v Values
+	for docs, values := range map[*[]string]map[string]any{&v.Documents: plain, &v.SensitiveDocuments: sensitive} {
+		if len(values) == 0 {
+			continue
+		}
+		doc, err := yaml.Marshal(values)
+		if err != nil {
+			return nil, fmt.Errorf("encode the release's values: %w", err)
+		}
+		*docs = []string{string(doc)}
+	}
 	values, err := MergeValues(v)
 	if err != nil {
 		return nil, err
@@ -103,6 +132,55 @@ func RedactRecorded(ctx context.Context, l *Loaded, config map[string]any, o Ren
 		return nil, err
 	}
 	return RedactStable(ctx, l, v, o, rendered, red)
+}
+
+// decidingValues splits config into the values that change which objects, keys or list items
+// the chart renders when each alone is replaced by a substitute (or make it fail), and the
+// rest. A list is one value.
+func decidingValues(ctx context.Context, l *Loaded, config map[string]any, o RenderOptions) (deciding, rest map[string]any, err error) {
+	real, err := Render(ctx, l, copyMap(config), o)
+	if err != nil {
+		return nil, nil, err
+	}
+	same, err := Render(ctx, l, copyMap(config), o)
+	if err != nil {
+		return nil, nil, err
+	}
+	deciding, rest = map[string]any{}, map[string]any{}
+	var walk func(values map[string]any, path []string)
+	walk = func(values map[string]any, path []string) {
+		for _, k := range slices.Sorted(maps.Keys(values)) {
+			at := append(slices.Clone(path), k)
+			if m, ok := values[k].(map[string]any); ok && len(m) > 0 {
+				walk(m, at)
+				continue
+			}
+			alt := copyMap(config)
+			setPath(alt, at, substituteLeaves(values[k], 0))
+			into := rest
+			if r, renderErr := Render(ctx, l, alt, o); renderErr != nil {
+				into = deciding
+			} else if _, findErr := manifest.FindDerived(real.allObjects(), same.allObjects(), r.allObjects()); findErr != nil {
+				into = deciding
+			}
+			setPath(into, at, values[k])
+		}
+	}
+	walk(config, nil)
+	return deciding, rest, ctx.Err()
+}
+
+// setPath sets the value at path in values, making the maps on the way.
+func setPath(values map[string]any, path []string, value any) {
+	for _, k := range path[:len(path)-1] {
+		next, ok := values[k].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			values[k] = next
+		}
+		values = next
+	}
+	values[path[len(path)-1]] = value
 }
 
 // RecordedInputs returns the texts of the leaves of config, as [RedactRecorded] takes them

@@ -46,3 +46,42 @@ func TestRedactRecorded_hidesWhatAnyGivenValueDerives(t *testing.T) {
 		t.Errorf("RecordedInputs = %v, want no leaf shorter than %d", RecordedInputs(config), minSensitiveLeafLength)
 	}
 }
+
+// A value that decides which objects the chart renders is taken as it is; the others are
+// still hidden in every form the chart gives them.
+func TestRedactRecorded_valuesThatDecideTheObjectsAreTakenAsGiven(t *testing.T) {
+	l := inMemoryChart("deciding", map[string]string{
+		"templates/cm.yaml": `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: db
+data:
+  dsn: {{ printf "postgres://app:%s@db/app" (.Values.auth.password | urlquery) | quote }}
+  replicas: {{ .Values.replicas | quote }}
+{{- if eq .Values.architecture "replication" }}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: replica
+data:
+  checksum: {{ .Values.auth.password | sha256sum | quote }}
+{{- end }}
+`,
+	})
+	config := map[string]any{"architecture": "replication", "replicas": float64(3), "auth": map[string]any{"password": strongPassword}}
+	o := RenderOptions{ReleaseName: "db", Namespace: "review-x"}
+	out, err := RedactRecorded(context.Background(), l, config, o, nil, Redaction{Namespace: "review-x", Key: []byte("k")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := joinManifests(out.Manifests)
+	for name, form := range chartserver.SecretFormsLeaks(strongPassword) {
+		if strings.Contains(all, form) {
+			t.Errorf("the manifests show the password as %s (%q):\n%s", name, form, all)
+		}
+	}
+	if !strings.Contains(all, "name: replica") || strings.Contains(all, `replicas: "3"`) {
+		t.Errorf("want the replica the architecture decides, and the replicas hidden:\n%s", all)
+	}
+}
