@@ -68,10 +68,12 @@ func (r *releaseResource) Read(ctx context.Context, req resource.ReadRequest, re
 	// objects' manifests are written anew with it below.
 	// An imported release's manifests are redacted conservatively, as the inputs that are
 	// sensitive are not known (see importRedactor).
+	// They stay so, redacted the same way at each refresh, until a change writes them as the
+	// configuration redacts them.
 	rec := readRedaction(ctx, req.Private)
 	var imported *manifest.Redactor
-	if rec.Key == nil {
-		isImport := isImported(&state, rec)
+	if rec.Key == nil || rec.Conservative {
+		isImport := rec.Conservative || isImported(&state, rec)
 		var ok bool
 		if rec, ok = withKey(rec, &resp.Diagnostics); !ok {
 			return
