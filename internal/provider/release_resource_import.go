@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"helm.sh/helm/v3/pkg/release"
@@ -34,12 +35,16 @@ func (r *releaseResource) importRedactor(ctx context.Context, env *renderEnv, st
 	id := state.releaseID()
 	inputs := chart.RecordedInputs(rel.Config)
 	fallback := func(reason string) *manifest.Redactor {
+		redactor := manifest.NewKeyedRedactor(inputs, rec.Key, nil)
+		if digests, err := recordedDigests(rel, state.Namespace.ValueString(), redactor, rec.Key, env.isNamespaced); err == nil {
+			rec.Digests, rec.Conservative = digests, true
+		}
 		diags.AddWarning("Imported Manifests Hide Only the Given Values", fmt.Sprintf(
 			"The manifests of imported release %s hide every value Helm recorded as given to it, as it is and encoded, but not the forms "+
 				"its chart derives from them (a password URL-escaped in a connection string, hashed into an annotation): %s. Apply the "+
 				"configuration with set_sensitive or values_sensitive once; from then on every derived form is hidden.",
 			id, reason))
-		return manifest.NewKeyedRedactor(inputs, rec.Key, nil)
+		return redactor
 	}
 	ch, unfrozen := chart.Unfreeze(rel.Chart)
 	if !unfrozen {
@@ -66,4 +71,19 @@ func (r *releaseResource) importRedactor(ctx context.Context, env *renderEnv, st
 	}
 	rec.Digests, rec.Conservative = digests, true
 	return redacted.Redactor
+}
+
+// recordedDigests returns the digests of the objects, hooks and CRDs Helm recorded for rel (see
+// manifest.Redactor.ObjectDigests), as a rendering of the same gives them.
+func recordedDigests(rel *release.Release, namespace string, redactor *manifest.Redactor, key []byte, isNamespaced func(apiVersion, kind string) bool) (map[string]string, error) {
+	objs, err := manifest.SplitDocuments(rel.Manifest)
+	if err != nil {
+		return nil, err
+	}
+	extras, err := recordedExtras(rel)
+	if err != nil {
+		return nil, err
+	}
+	all := slices.Concat(extras.CRDs, objs, extras.Hooks)
+	return redactor.ObjectDigests(all, namespace, isNamespaced, key)
 }

@@ -196,3 +196,38 @@ func TestAccRelease_importOfAHelmReleaseShowsNoFormOfASensitiveValue(t *testing.
 	}
 	assertNoPasswordForm(t, "the provider's trace log", cli.providerLog(), password)
 }
+
+// A recorded chart whose templates are literal text (as a release applied by an earlier
+// version of the provider has it) cannot be rendered again to find what it derives: the
+// import hides the values it was given where they occur, warns, the refresh of the first plan
+// keeps them hidden, and that plan upgrades nothing.
+func TestAccRelease_importOfALiteralChartWarnsAndUpgradesNothing(t *testing.T) {
+	e := testAccRelease(t)
+	dir := writeChart(t, "literal", map[string]string{
+		"Chart.yaml":          "apiVersion: v2\nname: literal\nversion: 0.1.0\n",
+		"templates/cm.yaml":   "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: literal\ndata:\n  token: " + importedToken + "\n",
+		"templates/NOTES.txt": "literal\n",
+	})
+	e.helmCLI(t)("upgrade", "--install", "--wait", "literal", dir, "--set", "apiToken="+importedToken)
+	cli := newTerraformCLI(t, suiteCLI(t))
+	cli.writeConfig("\nprovider \"gitlabk8s\" {}\n" + releaseConfig("literal", e.namespace, dir, fmt.Sprintf("  set_sensitive = { apiToken = %q }", importedToken)))
+	const address = "gitlabk8s_release.literal"
+	if out := cli.mustRun("import", address, e.namespace+"/literal"); !strings.Contains(out, "Imported Manifests Hide Only the Given Values") {
+		t.Errorf("the import of a chart recorded as literal text does not warn:\n%s", out)
+	}
+	if out := cli.mustRun("state", "show", address); strings.Contains(out, "token: "+importedToken) {
+		t.Errorf("the imported manifests show the value the release was given:\n%s", out)
+	}
+	if out := cli.mustRun("plan", "-out=tfplan"); strings.Contains(out, importedToken) {
+		t.Errorf("the first plan after the import shows the token:\n%s", out)
+	}
+	showPlan := cli.mustRun("show", "-json", "tfplan")
+	if planJSON, _ := nonSensitiveValues(t, showPlan); strings.Contains(planJSON, importedToken) {
+		t.Errorf("the first plan after the import shows the token (its refresh did not keep it hidden): %s", planJSON)
+	}
+	planKeepsManifests(t, showPlan)
+	cli.mustRun("apply", "tfplan")
+	if got := e.helmRevisions(t, "literal"); len(got) != 1 {
+		t.Errorf("helm history = %v, want the one revision helm installed", got)
+	}
+}

@@ -166,6 +166,16 @@ func (r *releaseResource) liveManifests(ctx context.Context, env *renderEnv, sta
 // recordedHooksAndCRDs returns the manifests of the release's hooks and of its chart's CRDs as
 // Helm recorded them for the release's last revision.
 func recordedHooksAndCRDs(rel *release.Release, namespace string, redactor *manifest.Redactor, isNamespaced func(apiVersion, kind string) bool) (map[string]string, error) {
+	recorded, err := recordedExtras(rel)
+	if err != nil || len(recorded.Hooks)+len(recorded.CRDs) == 0 {
+		return nil, err
+	}
+	return chart.RedactedManifests(recorded, namespace, redactor, isNamespaced)
+}
+
+// recordedExtras returns the release's hooks (but test hooks) and its chart's CRDs as Helm
+// recorded them for the release's last revision.
+func recordedExtras(rel *release.Release) (*chart.Rendered, error) {
 	var recorded chart.Rendered
 	for _, h := range rel.Hooks {
 		if chart.IsTestHook(h) {
@@ -186,10 +196,7 @@ func recordedHooksAndCRDs(rel *release.Release, namespace string, redactor *mani
 			recorded.CRDs = append(recorded.CRDs, objs...)
 		}
 	}
-	if len(recorded.Hooks)+len(recorded.CRDs) == 0 {
-		return nil, nil
-	}
-	return chart.RedactedManifests(&recorded, namespace, redactor, isNamespaced)
+	return &recorded, nil
 }
 
 // liveRedactor returns the redactor for the live objects of a release: it hides, besides the
