@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
@@ -50,6 +51,9 @@ func (r *releaseResource) importRedactor(ctx context.Context, env *renderEnv, st
 	if !unfrozen {
 		return fallback("the chart Helm recorded holds the rendered text only, without its templates")
 	}
+	if ch.Metadata != nil && len(ch.Metadata.Dependencies) > len(ch.Dependencies()) {
+		return fallback("Helm records a chart without its subcharts, so the chart cannot be rendered again")
+	}
 	namespace := state.Namespace.ValueString()
 	options := chart.RenderOptions{
 		ReleaseName: state.Name.ValueString(), Namespace: namespace,
@@ -62,7 +66,8 @@ func (r *releaseResource) importRedactor(ctx context.Context, env *renderEnv, st
 	red := chart.Redaction{Namespace: namespace, Key: rec.Key, IsNamespaced: env.isNamespaced}
 	redacted, err := chart.RedactRecorded(ctx, &chart.Loaded{Chart: ch}, rel.Config, options, helmrelease.Applied(rel), red)
 	if err != nil {
-		// The message may quote a value: what the chart made of one is hidden only once rendered.
+		// The message may quote a value: only what the given values are is hidden in it.
+		tflog.Debug(ctx, "the recorded chart of an imported release could not be redacted", map[string]any{"release": id, "error": manifest.NewRedactor(inputs).String(err.Error())})
 		return fallback("rendering the recorded chart with other values failed")
 	}
 	digests, err := redacted.ObjectDigests(rec.Key, red)
