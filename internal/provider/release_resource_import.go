@@ -36,14 +36,23 @@ func (r *releaseResource) importRedactor(ctx context.Context, env *renderEnv, st
 	id := state.releaseID()
 	inputs := chart.RecordedInputs(rel.Config)
 	fallback := func(reason string) *manifest.Redactor {
-		redactor := manifest.NewKeyedRedactor(inputs, rec.Key, nil)
-		if digests, err := recordedDigests(rel, state.Namespace.ValueString(), redactor, rec.Key, env.isNamespaced); err == nil {
-			rec.Digests, rec.Conservative = digests, true
+		// What the chart derives from the given values cannot be found without rendering it
+		// again, so every string of the recorded objects but their names is hidden whole.
+		objs, err := recordedObjects(rel)
+		if err != nil {
+			objs = nil // the given values alone are hidden, and the digests stay unknown
 		}
-		diags.AddWarning("Imported Manifests Hide Only the Given Values", fmt.Sprintf(
-			"The manifests of imported release %s hide every value Helm recorded as given to it, as it is and encoded, but not the forms "+
-				"its chart derives from them (a password URL-escaped in a connection string, hashed into an annotation): %s. Apply the "+
-				"configuration with set_sensitive or values_sensitive once; from then on every derived form is hidden.",
+		redactor := manifest.NewKeyedRedactor(inputs, rec.Key, manifest.EveryString(rec.Key, objs))
+		if objs != nil {
+			if digests, err := redactor.ObjectDigests(objs, state.Namespace.ValueString(), env.isNamespaced, rec.Key); err == nil {
+				rec.Digests, rec.Conservative = digests, true
+			}
+		}
+		diags.AddWarning("Imported Manifests Hide Every Value", fmt.Sprintf(
+			"The manifests of imported release %s hide every string value of its objects but their names, since which of them its "+
+				"chart derives from sensitive values (a password URL-escaped in a connection string, hashed into an annotation) cannot "+
+				"be told: %s. The next change applied with the configuration shows the manifests as set_sensitive and values_sensitive "+
+				"redact them.",
 			id, reason))
 		return redactor
 	}
@@ -78,9 +87,9 @@ func (r *releaseResource) importRedactor(ctx context.Context, env *renderEnv, st
 	return redacted.Redactor
 }
 
-// recordedDigests returns the digests of the objects, hooks and CRDs Helm recorded for rel (see
-// manifest.Redactor.ObjectDigests), as a rendering of the same gives them.
-func recordedDigests(rel *release.Release, namespace string, redactor *manifest.Redactor, key []byte, isNamespaced func(apiVersion, kind string) bool) (map[string]string, error) {
+// recordedObjects returns the CRDs, objects and hooks Helm recorded for rel, as a rendering of
+// the same gives them.
+func recordedObjects(rel *release.Release) ([]manifest.Object, error) {
 	objs, err := manifest.SplitDocuments(rel.Manifest)
 	if err != nil {
 		return nil, err
@@ -89,6 +98,5 @@ func recordedDigests(rel *release.Release, namespace string, redactor *manifest.
 	if err != nil {
 		return nil, err
 	}
-	all := slices.Concat(extras.CRDs, objs, extras.Hooks)
-	return redactor.ObjectDigests(all, namespace, isNamespaced, key)
+	return slices.Concat(extras.CRDs, objs, extras.Hooks), nil
 }

@@ -1,10 +1,12 @@
 package provider
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -199,35 +201,78 @@ func TestAccRelease_importOfAHelmReleaseShowsNoFormOfASensitiveValue(t *testing.
 
 // A recorded chart whose templates are literal text (as a release applied by an earlier
 // version of the provider has it) cannot be rendered again to find what it derives: the
-// import hides the values it was given where they occur, warns, the refresh of the first plan
-// keeps them hidden, and that plan upgrades nothing.
+// import hides every string of its objects but their names, so no form of a value it was
+// given shows (the token as it is, upper-cased, in a base64 basic-auth pair), warns, the
+// refresh of the first plan keeps them hidden, and that plan upgrades nothing.
 func TestAccRelease_importOfALiteralChartWarnsAndUpgradesNothing(t *testing.T) {
 	e := testAccRelease(t)
+	forms := []string{importedToken, strings.ToUpper(importedToken), base64.StdEncoding.EncodeToString([]byte("app:" + importedToken))}
 	dir := writeChart(t, "literal", map[string]string{
-		"Chart.yaml":          "apiVersion: v2\nname: literal\nversion: 0.1.0\n",
-		"templates/cm.yaml":   "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: literal\ndata:\n  token: " + importedToken + "\n",
+		"Chart.yaml": "apiVersion: v2\nname: literal\nversion: 0.1.0\n",
+		"templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: literal\n  labels:\n    app: literal\ndata:\n" +
+			"  token: " + forms[0] + "\n  upper: " + forms[1] + "\n  basic: " + forms[2] + "\n",
 		"templates/NOTES.txt": "literal\n",
 	})
+	leaks := func(out string) []string {
+		return slices.DeleteFunc(slices.Clone(forms), func(form string) bool { return !strings.Contains(out, form) })
+	}
 	e.helmCLI(t)("upgrade", "--install", "--wait", "literal", dir, "--set", "apiToken="+importedToken)
 	cli := newTerraformCLI(t, suiteCLI(t))
 	cli.writeConfig("\nprovider \"gitlabk8s\" {}\n" + releaseConfig("literal", e.namespace, dir, fmt.Sprintf("  set_sensitive = { apiToken = %q }", importedToken)))
 	const address = "gitlabk8s_release.literal"
-	if out := cli.mustRun("import", address, e.namespace+"/literal"); !strings.Contains(out, "Imported Manifests Hide Only the Given Values") {
+	if out := cli.mustRun("import", address, e.namespace+"/literal"); !strings.Contains(out, "Imported Manifests Hide Every Value") {
 		t.Errorf("the import of a chart recorded as literal text does not warn:\n%s", out)
 	}
-	if out := cli.mustRun("state", "show", address); strings.Contains(out, "token: "+importedToken) {
-		t.Errorf("the imported manifests show the value the release was given:\n%s", out)
+	out := cli.mustRun("state", "show", address)
+	if found := leaks(out); len(found) > 0 {
+		t.Errorf("the imported manifests show %q of the value the release was given:\n%s", found, out)
 	}
-	if out := cli.mustRun("plan", "-out=tfplan"); strings.Contains(out, importedToken) {
-		t.Errorf("the first plan after the import shows the token:\n%s", out)
+	if !strings.Contains(out, "name: literal") || !strings.Contains(out, "app: literal") {
+		t.Errorf("the imported manifests hide the object's name:\n%s", out)
+	}
+	if out := cli.mustRun("plan", "-out=tfplan"); len(leaks(out)) > 0 {
+		t.Errorf("the first plan after the import shows %q of the token:\n%s", leaks(out), out)
 	}
 	showPlan := cli.mustRun("show", "-json", "tfplan")
-	if planJSON, _ := nonSensitiveValues(t, showPlan); strings.Contains(planJSON, importedToken) {
-		t.Errorf("the first plan after the import shows the token (its refresh did not keep it hidden): %s", planJSON)
+	if planJSON, _ := nonSensitiveValues(t, showPlan); len(leaks(planJSON)) > 0 {
+		t.Errorf("the first plan after the import shows %q of the token (its refresh did not keep it hidden): %s", leaks(planJSON), planJSON)
 	}
 	planKeepsManifests(t, showPlan)
 	cli.mustRun("apply", "tfplan")
 	if got := e.helmRevisions(t, "literal"); len(got) != 1 {
+		t.Errorf("helm history = %v, want the one revision helm installed", got)
+	}
+}
+
+// Helm records a chart without its subcharts, so an umbrella chart cannot be rendered again
+// from the record either: the import hides every string of its objects but their names (the
+// image the chart's globals give, the value given with --set), warns naming the cause, and the
+// first plan upgrades nothing.
+func TestAccRelease_importOfAnUmbrellaChartHidesEveryString(t *testing.T) {
+	e := testAccRelease(t)
+	message := "s3cr3t-" + fmt.Sprintf("%08x", rand.Uint32())
+	umbrella := chartserver.FixtureChart("zoo-umbrella")
+	e.helmCLI(t)("upgrade", "--install", "--wait", "web", umbrella, "--set-string", "message="+message)
+	cli := newTerraformCLI(t, suiteCLI(t))
+	cli.writeConfig("\nprovider \"gitlabk8s\" {}\n" + releaseConfig("web", e.namespace, umbrella, fmt.Sprintf("  set_sensitive = { message = %q }", message)))
+	if out := cli.mustRun("import", webAddress, e.namespace+"/web"); !strings.Contains(out, "Imported Manifests Hide Every Value") || !strings.Contains(out, "without its subcharts") {
+		t.Errorf("the import of an umbrella chart does not warn that its subcharts are not recorded:\n%s", out)
+	}
+	state := cli.mustRun("state", "show", webAddress)
+	for _, hidden := range []string{message, "registry.invalid/zoo/app:1.0.0"} {
+		if strings.Contains(state, hidden) {
+			t.Errorf("the imported manifests show %q:\n%s", hidden, state)
+		}
+	}
+	if !strings.Contains(state, `"Deployment.apps/web"`) || !strings.Contains(state, "name: web-config") {
+		t.Errorf("the imported manifests hide the objects' names:\n%s", state)
+	}
+	if out := cli.mustRun("plan", "-out=tfplan"); strings.Contains(out, message) {
+		t.Errorf("the first plan after the import shows the message:\n%s", out)
+	}
+	planKeepsManifests(t, cli.mustRun("show", "-json", "tfplan"))
+	cli.mustRun("apply", "tfplan")
+	if got := e.helmRevisions(t, "web"); len(got) != 1 {
 		t.Errorf("helm history = %v, want the one revision helm installed", got)
 	}
 }
