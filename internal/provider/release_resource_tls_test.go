@@ -170,24 +170,11 @@ func TestAccRelease_dependencyUpdateOverTLS(t *testing.T) {
 	e := testAccRelease(t)
 	registry := chartserver.NewOCIRegistry(t, chartserver.WithTLS())
 	registry.PublishFixture(t, "web")
-	app := filepath.Join(t.TempDir(), "app")
-	if err := os.MkdirAll(app, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	chartYAML := "apiVersion: v2\nname: app\nversion: 0.1.0\ndependencies:\n  - name: web\n    version: 1.0.0\n    repository: " + registry.Repository() + "\n"
-	if err := os.WriteFile(filepath.Join(app, "Chart.yaml"), []byte(chartYAML), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	app := writeChart(t, "app", map[string]string{
+		"Chart.yaml": "apiVersion: v2\nname: app\nversion: 0.1.0\ndependencies:\n  - name: web\n    version: 1.0.0\n    repository: " + registry.Repository() + "\n",
+	})
 	config := func(body string) string {
-		return fmt.Sprintf(`
-resource "gitlabk8s_release" "deps" {
-  name              = "deps"
-  namespace         = %q
-  chart             = %q
-  dependency_update = true
-%s
-}
-`, e.namespace, app, body)
+		return releaseConfig("deps", e.namespace, app, "  dependency_update = true\n"+body)
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,

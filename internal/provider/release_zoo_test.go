@@ -387,30 +387,14 @@ func generatedByCluster(name string, obj map[string]any) bool {
 // fix; with dependency_update it is fetched, as helm dependency build does, and installs.
 func TestAccRelease_dependencyUpdate(t *testing.T) {
 	e := testAccRelease(t)
-	root := t.TempDir()
-	for name, content := range map[string]string{
+	root := writeChart(t, "deps", map[string]string{
 		"lib/Chart.yaml":               "apiVersion: v2\nname: lib\nversion: 0.1.0\ntype: library\n",
 		"lib/templates/_lib.tpl":       `{{- define "lib.name" }}{{ .Release.Name }}-lib{{ end }}`,
 		"app/Chart.yaml":               "apiVersion: v2\nname: app\nversion: 0.1.0\ndependencies:\n  - name: lib\n    version: 0.1.0\n    repository: file://../lib\n",
 		"app/templates/configmap.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ include \"lib.name\" . }}\n",
-	} {
-		path := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	config := func(body string) string {
-		return fmt.Sprintf(`
-resource "gitlabk8s_release" "deps" {
-  name      = "deps"
-  namespace = %q
-  chart     = %q
-%s
-}
-`, e.namespace, filepath.Join(root, "app"), body)
+		return releaseConfig("deps", e.namespace, filepath.Join(root, "app"), body)
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
