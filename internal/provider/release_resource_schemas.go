@@ -34,6 +34,8 @@ func clusterSchemas(ctx context.Context, m *releaseModel, lister openAPIDocument
 		tflog.Warn(ctx, "the cluster's OpenAPI schemas are not available; fields are checked against the shipped schema", map[string]any{"release": m.releaseID(), "error": redactorFor(m).String(err.Error())})
 		return nil
 	}
+	// Made here, in the request's goroutine: the fetches below log with it concurrently.
+	redactor := redactorFor(m)
 	schemas := make([]*validate.ServerSchema, len(docs))
 	var wg sync.WaitGroup
 	for i, d := range docs {
@@ -42,7 +44,7 @@ func clusterSchemas(ctx context.Context, m *releaseModel, lister openAPIDocument
 			defer wg.Done()
 			s, err := serverSchemas.get(ctx, d)
 			if err != nil {
-				tflog.Warn(ctx, "the cluster's OpenAPI schema of "+d.GroupVersion.String()+" is not available; its objects are checked against the shipped schema", map[string]any{"release": m.releaseID(), "error": redactorFor(m).String(err.Error())})
+				tflog.Warn(ctx, "the cluster's OpenAPI schema of "+d.GroupVersion.String()+" is not available; its objects are checked against the shipped schema", map[string]any{"release": m.releaseID(), "error": redactor.String(err.Error())})
 			}
 			schemas[i] = s
 		}()

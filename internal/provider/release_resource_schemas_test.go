@@ -171,3 +171,19 @@ func TestClusterSchemas_aSlowDocumentIsLeftOut(t *testing.T) {
 		t.Errorf("schemas = %v, want apps/v1 alone", got)
 	}
 }
+
+// Documents that fail together log from their goroutines at once, with the redactor of a model
+// that may not have made one yet: clusterSchemas makes it before starting them.
+func TestClusterSchemas_failuresLogConcurrently(t *testing.T) {
+	var lister documentLister
+	for i := range 8 {
+		gv := schema.GroupVersion{Group: fmt.Sprintf("g%d.example.com", i), Version: "v1"}
+		lister = append(lister, kube.OpenAPIDocument{GroupVersion: gv, Key: t.Name() + "/" + gv.String(), Fetch: func(context.Context) ([]byte, error) {
+			return nil, errors.New("unavailable")
+		}})
+	}
+	m := &releaseModel{Name: types.StringValue("web"), Namespace: types.StringValue("review")}
+	if got := clusterSchemas(context.Background(), m, lister, nil); len(got) != 0 {
+		t.Errorf("clusterSchemas = %v, want none", got)
+	}
+}
