@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -41,4 +42,17 @@ func SecretFormsLeaks(password string) map[string]string {
 		out[name+" quoted"] = strings.Trim(strconv.Quote(form), `"`)
 	}
 	return out
+}
+
+// SecretFormsIn returns the names of the forms of SecretFormsLeaks(password) that text shows,
+// sorted; none when no form of it shows.
+func SecretFormsIn(text, password string) []string {
+	var found []string
+	for name, form := range SecretFormsLeaks(password) {
+		if strings.Contains(text, form) {
+			found = append(found, name)
+		}
+	}
+	slices.Sort(found)
+	return found
 }
