@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflogtest"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/e2e"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/readiness"
 )
 
@@ -34,8 +35,17 @@ func TestReleaseLog_helmLogsFromManyGoroutines(t *testing.T) {
 	ctx = tflog.SetField(ctx, "tf_req_id", "1")
 	ctx = tflog.SetField(ctx, "tf_resource_type", "gitlabk8s_release")
 
-	opts := newReleaseLog(ctx, sensitiveReleaseModel(password)).helmOptions()
+	m := sensitiveReleaseModel(password)
+	opts := newReleaseLog(ctx, m).helmOptions()
 	var wg sync.WaitGroup
+	// A rendering replaces the release's redactor while Helm's goroutines log.
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for range 200 {
+			m.redactorCell().Store(manifest.NewRedactor([]string{password}))
+		}
+	}()
 	for i := range 64 {
 		wg.Add(1)
 		go func() {
