@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"testing"
 
-	helmchart "helm.sh/helm/v3/pkg/chart"
-	"helm.sh/helm/v3/pkg/chartutil"
-	helmengine "helm.sh/helm/v3/pkg/engine"
+	"helm.sh/helm/v4/pkg/chart/common"
+	helmchart "helm.sh/helm/v4/pkg/chart/v2"
 )
 
 // benchmarkSizes are the object counts the generated fixture renders.
@@ -114,9 +113,9 @@ func countRenders(b testing.TB) *int {
 	b.Helper()
 	var renders int
 	engine := runEngine
-	runEngine = func(ch *helmchart.Chart, values chartutil.Values, lookup helmengine.ClientProvider) (map[string]string, error) {
+	runEngine = func(ctx context.Context, ch *helmchart.Chart, values common.Values, o RenderOptions) (map[string]string, error) {
 		renders++
-		return engine(ch, values, lookup)
+		return engine(ctx, ch, values, o)
 	}
 	b.Cleanup(func() { runEngine = engine })
 	return &renders

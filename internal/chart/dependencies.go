@@ -13,13 +13,13 @@ import (
 	"strings"
 	"sync"
 
-	helmchart "helm.sh/helm/v3/pkg/chart"
-	"helm.sh/helm/v3/pkg/chart/loader"
-	"helm.sh/helm/v3/pkg/downloader"
-	"helm.sh/helm/v3/pkg/getter"
-	"helm.sh/helm/v3/pkg/helmpath"
-	"helm.sh/helm/v3/pkg/registry"
-	"helm.sh/helm/v3/pkg/repo"
+	helmchart "helm.sh/helm/v4/pkg/chart/v2"
+	"helm.sh/helm/v4/pkg/chart/v2/loader"
+	"helm.sh/helm/v4/pkg/downloader"
+	"helm.sh/helm/v4/pkg/getter"
+	"helm.sh/helm/v4/pkg/helmpath"
+	"helm.sh/helm/v4/pkg/registry"
+	repo "helm.sh/helm/v4/pkg/repo/v1"
 )
 
 // dependencyBuilds serializes the dependency builds of one chart directory: Terraform plans
@@ -215,7 +215,10 @@ func dependencyManager(ctx context.Context, dir, work string, deps []*helmchart.
 		RegistryClient:   registryClient,
 		RepositoryConfig: config,
 		RepositoryCache:  cache,
-		SkipUpdate:       true,
+		// Helm keeps the charts it downloads in a content cache; this one is the work
+		// directory's, so nothing of the machine's Helm cache is read or written.
+		ContentCache: filepath.Join(work, "content"),
+		SkipUpdate:   true,
 	}, failures, nil
 }
 

@@ -4,7 +4,8 @@ import (
 	"path"
 	"strings"
 
-	helmchart "helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v4/pkg/chart/common"
+	helmchart "helm.sh/helm/v4/pkg/chart/v2"
 )
 
 // Freeze returns a copy of l whose templates are files, a rendering of l
@@ -25,13 +26,13 @@ func Freeze(l *Loaded, files map[string]string) *Loaded {
 // output in files, keyed as Helm's engine keys them. Templates with no
 // output (partials, disabled subcharts) are dropped.
 func freezeTemplates(ch *helmchart.Chart, files map[string]string) {
-	var templates []*helmchart.File
+	var templates []*common.File
 	for _, t := range ch.Templates {
 		if t == nil {
 			continue
 		}
 		if out, ok := files[path.Join(ch.ChartFullPath(), t.Name)]; ok {
-			templates = append(templates, &helmchart.File{Name: t.Name, Data: []byte(literalTemplate(out))})
+			templates = append(templates, &common.File{Name: t.Name, Data: []byte(literalTemplate(out))})
 		}
 	}
 	keepTemplates(ch)

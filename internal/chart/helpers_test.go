@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	helmchart "helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v4/pkg/chart/common"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chartserver"
 )
@@ -80,6 +80,6 @@ func joinManifests(manifests map[string]string) string {
 }
 
 // templateFile is a chart template named name.
-func templateFile(name, text string) *helmchart.File {
-	return &helmchart.File{Name: name, Data: []byte(text)}
+func templateFile(name, text string) *common.File {
+	return &common.File{Name: name, Data: []byte(text)}
 }

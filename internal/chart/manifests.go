@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"helm.sh/helm/v3/pkg/chartutil"
+	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 )

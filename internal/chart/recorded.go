@@ -8,7 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	helmchart "helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v4/pkg/chart/common"
+	helmchart "helm.sh/helm/v4/pkg/chart/v2"
 	"sigs.k8s.io/yaml"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
@@ -21,7 +22,7 @@ const templatesKeptDir = ".gitlabk8s/templates/"
 
 // keepTemplates adds the templates of ch to its files under templatesKeptDir.
 func keepTemplates(ch *helmchart.Chart) {
-	files := make([]*helmchart.File, 0, len(ch.Files)+len(ch.Templates))
+	files := make([]*common.File, 0, len(ch.Files)+len(ch.Templates))
 	for _, f := range ch.Files {
 		if f != nil && !strings.HasPrefix(f.Name, templatesKeptDir) {
 			files = append(files, f)
@@ -29,7 +30,7 @@ func keepTemplates(ch *helmchart.Chart) {
 	}
 	for _, t := range ch.Templates {
 		if t != nil {
-			files = append(files, &helmchart.File{Name: templatesKeptDir + t.Name, Data: t.Data})
+			files = append(files, &common.File{Name: templatesKeptDir + t.Name, Data: t.Data})
 		}
 	}
 	ch.Files = files
@@ -46,14 +47,14 @@ func Unfreeze(ch *helmchart.Chart) (*helmchart.Chart, bool) {
 }
 
 func unfreezeTemplates(ch *helmchart.Chart) bool {
-	var templates []*helmchart.File
-	var files []*helmchart.File
+	var templates []*common.File
+	var files []*common.File
 	for _, f := range ch.Files {
 		if f == nil {
 			continue
 		}
 		if name, ok := strings.CutPrefix(f.Name, templatesKeptDir); ok {
-			templates = append(templates, &helmchart.File{Name: name, Data: f.Data})
+			templates = append(templates, &common.File{Name: name, Data: f.Data})
 			continue
 		}
 		files = append(files, f)
@@ -73,7 +74,7 @@ func unfreezeTemplates(ch *helmchart.Chart) bool {
 
 // isLiteral reports whether templates are what [Freeze] writes: literal text, whose only
 // actions print "{{". No templates at all are not.
-func isLiteral(templates []*helmchart.File) bool {
+func isLiteral(templates []*common.File) bool {
 	literal := false
 	for _, t := range templates {
 		if t == nil || strings.HasPrefix(t.Name, "templates/_") {

@@ -7,7 +7,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	helmchart "helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v4/pkg/chart/common"
+	helmchart "helm.sh/helm/v4/pkg/chart/v2"
 )
 
 // fuzzFunctions are template functions a chart applies to a value; PREV is the value so far.
@@ -56,7 +57,7 @@ func fuzzChart(chain []string) *Loaded {
 	}
 	ch := &helmchart.Chart{
 		Metadata:  &helmchart.Metadata{APIVersion: "v2", Name: "fuzz", Version: "0.1.0"},
-		Templates: []*helmchart.File{{Name: "templates/cm.yaml", Data: []byte(tpl.String())}},
+		Templates: []*common.File{{Name: "templates/cm.yaml", Data: []byte(tpl.String())}},
 		Values:    map[string]any{},
 	}
 	return &Loaded{Chart: ch, Version: "0.1.0"}

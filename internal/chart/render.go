@@ -6,11 +6,13 @@ import (
 	"path"
 	"strings"
 
-	helmchart "helm.sh/helm/v3/pkg/chart"
-	"helm.sh/helm/v3/pkg/chartutil"
-	"helm.sh/helm/v3/pkg/engine"
-	"helm.sh/helm/v3/pkg/release"
-	"helm.sh/helm/v3/pkg/releaseutil"
+	"helm.sh/helm/v4/pkg/chart/common"
+	commonutil "helm.sh/helm/v4/pkg/chart/common/util"
+	helmchart "helm.sh/helm/v4/pkg/chart/v2"
+	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
+	"helm.sh/helm/v4/pkg/engine"
+	release "helm.sh/helm/v4/pkg/release/v1"
+	releaseutil "helm.sh/helm/v4/pkg/release/v1/util"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 )
@@ -81,7 +83,7 @@ type Rendered struct {
 // DefaultAPIVersions returns Helm's default .Capabilities.APIVersions, the
 // API versions compiled into Helm, for rendering without a cluster.
 func DefaultAPIVersions() []string {
-	return append([]string(nil), chartutil.DefaultVersionSet...)
+	return append([]string(nil), common.DefaultVersionSet...)
 }
 
 // Render renders l with values, offline: no cluster is contacted, lookup
@@ -121,21 +123,21 @@ func renderChart(ctx context.Context, l *Loaded, values map[string]any, o Render
 	if values != nil {
 		vals = copyMap(values)
 	}
-	if err := chartutil.ProcessDependenciesWithMerge(ch, vals); err != nil {
+	if err := chartutil.ProcessDependencies(ch, vals); err != nil {
 		return nil, nil, fmt.Errorf("chart %s: dependencies: %w", name, err)
 	}
 	revision := o.Revision
 	if revision == 0 {
 		revision = 1
 	}
-	releaseOptions := chartutil.ReleaseOptions{
+	releaseOptions := common.ReleaseOptions{
 		Name:      o.ReleaseName,
 		Namespace: o.Namespace,
 		Revision:  revision,
 		IsUpgrade: o.IsUpgrade,
 		IsInstall: !o.IsUpgrade,
 	}
-	renderValues, err := chartutil.ToRenderValuesWithSchemaValidation(ch, vals, releaseOptions, caps, false)
+	renderValues, err := commonutil.ToRenderValuesWithSchemaValidation(ch, vals, releaseOptions, caps, false)
 	if err != nil {
 		return nil, nil, fmt.Errorf("chart %s: values: %w", name, err)
 	}
@@ -143,7 +145,7 @@ func renderChart(ctx context.Context, l *Loaded, values map[string]any, o Render
 		return nil, nil, err
 	}
 
-	files, err := runEngine(ch, renderValues, o.Lookup)
+	files, err := runEngine(ctx, ch, renderValues, o)
 	if err != nil {
 		return nil, nil, fmt.Errorf("render chart %s: %w", name, err)
 	}
@@ -157,13 +159,13 @@ func renderChart(ctx context.Context, l *Loaded, values map[string]any, o Render
 // makes.
 var runEngine = renderTemplates
 
-// renderTemplates runs Helm's engine, answering lookup with lookup when it
+// renderTemplates runs Helm's engine, answering lookup with o.Lookup when it
 // is set.
-func renderTemplates(ch *helmchart.Chart, values chartutil.Values, lookup engine.ClientProvider) (map[string]string, error) {
-	if lookup != nil {
-		return engine.RenderWithClientProvider(ch, values, lookup)
+func renderTemplates(ctx context.Context, ch *helmchart.Chart, values common.Values, o RenderOptions) (map[string]string, error) {
+	if o.Lookup != nil {
+		return engine.RenderWithClientProvider(ch, values, o.Lookup)
 	}
-	return engine.Engine{}.Render(ch, values)
+	return engine.Engine{}.RenderWithContext(ctx, ch, values)
 }
 
 // fromFiles sorts the templates' output as Helm's install does into
@@ -255,21 +257,17 @@ func takeNotes(files map[string]string, chartName string) string {
 
 // capabilities builds .Capabilities from o the way Helm's install builds it
 // from a cluster.
-func capabilities(o RenderOptions) (*chartutil.Capabilities, error) {
-	caps := chartutil.DefaultCapabilities.Copy()
+func capabilities(o RenderOptions) (*common.Capabilities, error) {
+	caps := common.DefaultCapabilities.Copy()
 	if o.KubeVersion != "" {
-		parsed, err := chartutil.ParseKubeVersion(o.KubeVersion)
+		parsed, err := common.ParseKubeVersion(o.KubeVersion)
 		if err != nil {
 			return nil, fmt.Errorf("kubernetes version %q: %w", o.KubeVersion, err)
 		}
-		version := o.KubeVersion
-		if !strings.HasPrefix(version, "v") {
-			version = "v" + version
-		}
-		caps.KubeVersion = chartutil.KubeVersion{Version: version, Major: parsed.Major, Minor: parsed.Minor}
+		caps.KubeVersion = *parsed
 	}
 	if len(o.APIVersions) > 0 {
-		caps.APIVersions = append(chartutil.VersionSet(nil), o.APIVersions...)
+		caps.APIVersions = append(common.VersionSet(nil), o.APIVersions...)
 	}
 	return caps, nil
 }
@@ -318,7 +316,7 @@ func copyValue(value any) any {
 	switch v := value.(type) {
 	case map[string]any:
 		return copyMap(v)
-	case chartutil.Values:
+	case common.Values:
 		return copyMap(v)
 	case []any:
 		out := make([]any, len(v))

@@ -5,7 +5,8 @@ import (
 	"reflect"
 	"testing"
 
-	helmchart "helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v4/pkg/chart/common"
+	helmchart "helm.sh/helm/v4/pkg/chart/v2"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 )
@@ -16,7 +17,7 @@ import (
 func TestRender_objectsMatchTheManifestHelmApplies(t *testing.T) {
 	ch := &helmchart.Chart{
 		Metadata: &helmchart.Metadata{APIVersion: "v2", Name: "block", Version: "0.1.0"},
-		Templates: []*helmchart.File{{
+		Templates: []*common.File{{
 			Name: "templates/configmap.yaml",
 			Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: page\ndata:\n  index.html: |\n    <p>{{ .Values.message }}</p>"),
 		}},

@@ -7,9 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"helm.sh/helm/v3/pkg/action"
-	helmchart "helm.sh/helm/v3/pkg/chart"
-	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v4/pkg/action"
+	"helm.sh/helm/v4/pkg/chart/common"
+	helmchart "helm.sh/helm/v4/pkg/chart/v2"
+	release "helm.sh/helm/v4/pkg/release/v1"
 )
 
 func TestRender_webObjectsInInstallOrder(t *testing.T) {
@@ -165,7 +166,7 @@ data:
 		{
 			name: "defaults",
 			o:    RenderOptions{},
-			want: map[string]any{"kube": chartutil.DefaultCapabilities.KubeVersion.Version, "minor": chartutil.DefaultCapabilities.KubeVersion.Minor, "widgets": "false", "apps": "true"},
+			want: map[string]any{"kube": common.DefaultCapabilities.KubeVersion.Version, "minor": common.DefaultCapabilities.KubeVersion.Minor, "widgets": "false", "apps": "true"},
 		},
 		{
 			name: "cluster version and API versions",
@@ -209,7 +210,7 @@ func TestRender_subchartValuesAndConditions(t *testing.T) {
 	child := &helmchart.Chart{
 		Metadata:  &helmchart.Metadata{APIVersion: "v2", Name: "cache", Version: "0.1.0"},
 		Values:    map[string]any{"size": 1},
-		Templates: []*helmchart.File{{Name: "templates/cm.yaml", Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-cache\ndata:\n  size: {{ .Values.size | quote }}\n  global: {{ .Values.global.team | quote }}\n")}},
+		Templates: []*common.File{{Name: "templates/cm.yaml", Data: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-cache\ndata:\n  size: {{ .Values.size | quote }}\n  global: {{ .Values.global.team | quote }}\n")}},
 	}
 	parent := inMemoryChart("shop", map[string]string{"templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-shop\n"})
 	parent.Chart.Metadata.Dependencies = []*helmchart.Dependency{{Name: "cache", Version: "0.1.0", Condition: "cache.enabled"}}
@@ -275,17 +276,21 @@ func TestRender_sameAsHelmInstall(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			install := action.NewInstall(&action.Configuration{Log: func(string, ...any) {}})
-			install.ClientOnly = true
-			install.DryRun = true
+			install := action.NewInstall(&action.Configuration{})
+			install.DryRunStrategy = action.DryRunClient
 			install.ReleaseName = "web"
 			install.Namespace = "review-x"
-			install.KubeVersion = &chartutil.KubeVersion{Version: "v1.37.2", Major: "1", Minor: "37"}
-			install.Replace = true
-			helmRelease, err := install.RunWithContext(context.Background(), l.Chart, values)
+			kubeVersion, err := common.ParseKubeVersion("v1.37.2")
 			if err != nil {
 				t.Fatal(err)
 			}
+			install.KubeVersion = kubeVersion
+			install.Replace = true
+			installed, err := install.RunWithContext(context.Background(), l.Chart, values)
+			if err != nil {
+				t.Fatal(err)
+			}
+			helmRelease := installed.(*release.Release)
 			if ours.Manifest != helmRelease.Manifest {
 				t.Errorf("manifest differs from Helm's:\nours:\n%s\nhelm:\n%s", ours.Manifest, helmRelease.Manifest)
 			}
@@ -304,7 +309,7 @@ func TestRender_sameAsHelmInstall(t *testing.T) {
 func inMemoryChart(name string, templates map[string]string) *Loaded {
 	ch := &helmchart.Chart{Metadata: &helmchart.Metadata{APIVersion: "v2", Name: name, Version: "0.1.0"}}
 	for file, content := range templates {
-		ch.Templates = append(ch.Templates, &helmchart.File{Name: file, Data: []byte(content)})
+		ch.Templates = append(ch.Templates, &common.File{Name: file, Data: []byte(content)})
 	}
 	return &Loaded{Chart: ch, Version: "0.1.0", Digest: directoryDigest(ch)}
 }
@@ -343,3 +348,4 @@ func TestRender_sourcesNameEachObjectsFile(t *testing.T) {
 		t.Errorf("%d sources for %d objects, %d for %d hooks", len(r.ObjectSources), len(r.Objects), len(r.HookSources), len(r.Hooks))
 	}
 }
+

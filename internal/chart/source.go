@@ -14,8 +14,9 @@ import (
 	"strings"
 
 	"github.com/Masterminds/semver/v3"
-	helmchart "helm.sh/helm/v3/pkg/chart"
-	"helm.sh/helm/v3/pkg/chart/loader"
+	"helm.sh/helm/v4/pkg/chart/common"
+	helmchart "helm.sh/helm/v4/pkg/chart/v2"
+	"helm.sh/helm/v4/pkg/chart/v2/loader"
 )
 
 // ociScheme prefixes chart references that live in an OCI registry.
@@ -202,7 +203,7 @@ func bytesDigest(data []byte) string {
 // order, each as its length-prefixed name and content, so no two different
 // sets of files share a digest.
 func directoryDigest(ch *helmchart.Chart) string {
-	files := append([]*helmchart.File(nil), ch.Raw...)
+	files := append([]*common.File(nil), ch.Raw...)
 	sort.Slice(files, func(i, j int) bool { return files[i].Name < files[j].Name })
 	h := sha256.New()
 	var size [8]byte

@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"helm.sh/helm/v3/pkg/releaseutil"
+	releaseutil "helm.sh/helm/v4/pkg/release/v1/util"
 	"sigs.k8s.io/yaml"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"

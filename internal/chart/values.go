@@ -7,8 +7,8 @@ import (
 	"sort"
 	"strings"
 
-	"helm.sh/helm/v3/pkg/chartutil"
-	"helm.sh/helm/v3/pkg/strvals"
+	"helm.sh/helm/v4/pkg/chart/common"
+	"helm.sh/helm/v4/pkg/strvals"
 )
 
 // Values are the user-supplied values of a release, merged the way helm
@@ -63,14 +63,14 @@ func MergeValues(v Values) (map[string]any, error) {
 func mergeValues(v Values, round int) (map[string]any, error) {
 	merged := map[string]any{}
 	for i, doc := range v.Documents {
-		values, err := chartutil.ReadValues([]byte(doc))
+		values, err := common.ReadValues([]byte(doc))
 		if err != nil {
 			return nil, &ValuesError{Attribute: "values", Index: i, Err: describeYAMLError(err)}
 		}
 		merged = mergeMaps(merged, values)
 	}
 	for i, doc := range v.SensitiveDocuments {
-		values, err := chartutil.ReadValues([]byte(doc))
+		values, err := common.ReadValues([]byte(doc))
 		if err != nil {
 			return nil, &ValuesError{Attribute: "values_sensitive", Index: i, Err: describeYAMLError(err)}
 		}
@@ -105,7 +105,7 @@ func (v Values) SensitiveInputs() []string {
 		out = append(out, v.SetSensitive[key])
 	}
 	for _, doc := range v.SensitiveDocuments {
-		if values, err := chartutil.ReadValues([]byte(doc)); err == nil {
+		if values, err := common.ReadValues([]byte(doc)); err == nil {
 			for _, text := range leafTexts(map[string]any(values), nil) {
 				// Short leaves ("1", "on") would hide characters everywhere in text; where the
 				// chart uses them, the comparison with substitutes still finds them.
@@ -128,9 +128,14 @@ func setValue(dest map[string]any, path, value string, asString bool) error {
 		return err
 	}
 	// Parse the path alone first, so that a path error never quotes the
-	// value.
-	if err := strvals.ParseInto(path+"=x", map[string]any{}); err != nil {
+	// value. Helm 4's parser sets nothing for a path it cannot read to the
+	// end ("list[0"), without an error.
+	parsed := map[string]any{}
+	if err := strvals.ParseInto(path+"=x", parsed); err != nil {
 		return fmt.Errorf("path does not parse: %w", err)
+	}
+	if len(parsed) == 0 {
+		return errors.New("path does not parse: it sets no value")
 	}
 	parse := strvals.ParseInto
 	if asString {

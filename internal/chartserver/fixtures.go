@@ -6,9 +6,10 @@ import (
 	"runtime"
 	"testing"
 
-	helmchart "helm.sh/helm/v3/pkg/chart"
-	"helm.sh/helm/v3/pkg/chart/loader"
-	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v4/pkg/chart/common"
+	helmchart "helm.sh/helm/v4/pkg/chart/v2"
+	"helm.sh/helm/v4/pkg/chart/v2/loader"
+	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
 )
 
 // FixtureChart returns the absolute path of testdata/charts/<name> at the
@@ -56,5 +57,5 @@ func SetTemplate(ch *helmchart.Chart, name, content string) {
 			return
 		}
 	}
-	ch.Templates = append(ch.Templates, &helmchart.File{Name: name, Data: []byte(content)})
+	ch.Templates = append(ch.Templates, &common.File{Name: name, Data: []byte(content)})
 }
