@@ -3,8 +3,10 @@ package chart
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path"
 	"strings"
+	"text/template"
 
 	"helm.sh/helm/v4/pkg/chart/common"
 	commonutil "helm.sh/helm/v4/pkg/chart/common/util"
@@ -41,6 +43,9 @@ type RenderOptions struct {
 	// Lookup answers the templates' lookup function; nil answers every
 	// lookup with nothing, as helm template does.
 	Lookup engine.ClientProvider
+	// Funcs are template functions added to Helm's, replacing those of the
+	// same name (Helm's engine.Engine.CustomTemplateFuncs).
+	Funcs template.FuncMap
 }
 
 // Rendered is a chart rendered as Helm's install or upgrade would render it.
@@ -159,13 +164,15 @@ func renderChart(ctx context.Context, l *Loaded, values map[string]any, o Render
 // makes.
 var runEngine = renderTemplates
 
-// renderTemplates runs Helm's engine, answering lookup with o.Lookup when it
-// is set.
+// renderTemplates runs Helm's engine with o's template functions, answering
+// lookup with o.Lookup when it is set.
 func renderTemplates(ctx context.Context, ch *helmchart.Chart, values common.Values, o RenderOptions) (map[string]string, error) {
+	funcs := template.FuncMap{}
 	if o.Lookup != nil {
-		return engine.RenderWithClientProvider(ch, values, o.Lookup)
+		funcs["lookup"] = lookupFunc(ctx, o.Lookup)
 	}
-	return engine.Engine{}.RenderWithContext(ctx, ch, values)
+	maps.Copy(funcs, o.Funcs)
+	return engine.Engine{CustomTemplateFuncs: funcs}.RenderWithContext(ctx, ch, values)
 }
 
 // fromFiles sorts the templates' output as Helm's install does into
