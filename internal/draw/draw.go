@@ -1,0 +1,279 @@
+// Package draw gives a chart's templates functions that draw from a seed.
+//
+// Helm's templates draw values at random (randAlphaNum, uuidv4, genCA, htpasswd, now). A
+// release that draws anew on every rendering can neither show its plan nor keep a password
+// across upgrades, and one that keeps every value that differs between two renderings also
+// freezes the inputs mixed into them. The functions here draw instead from a stream that a
+// release's own secret seed, the function, its arguments and how many identical calls came
+// before determine: two renderings with the same seed and inputs agree, and a changed input
+// changes exactly the values computed from it.
+//
+// Go draws keys from the system's source whatever it is given (rsa.GenerateKey and
+// ecdsa.GenerateKey ignore their reader), bcrypt draws its own salt, and a certificate holds
+// the time it was made, so no seed determines those. In [Applied] mode they are drawn once
+// per call and [Session], so every rendering of one plan or apply agrees; in [Traced] mode
+// they are placeholders that the seed, the call and its arguments determine, so a rendering
+// in that mode is a function of its inputs alone and says where such a value would change.
+//
+// The package has no cluster, network or framework imports: only the template functions'
+// own libraries.
+package draw
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	mathrand "math/rand"
+	randv2 "math/rand/v2"
+	"reflect"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"text/template"
+	"time"
+
+	"github.com/Masterminds/goutils"
+	"github.com/Masterminds/sprig/v3"
+	"github.com/google/uuid"
+	"github.com/huandu/xstrings"
+)
+
+// Mode says what a rendering's functions return where no seed determines the value.
+type Mode int
+
+const (
+	// Applied draws what an apply applies: keys, certificates, bcrypt hashes and AES
+	// ciphertexts drawn once per call and session, and the session's clock.
+	Applied Mode = iota
+	// Traced returns placeholders for them, determined by the seed, the call and its
+	// arguments, and a clock the seed determines.
+	Traced
+)
+
+// Unseeded names the template functions whose results no seed determines.
+var Unseeded = []string{
+	"bcrypt", "htpasswd", "genPrivateKey", "encryptAES",
+	"genCA", "genCAWithKey", "genSelfSignedCert", "genSelfSignedCertWithKey", "genSignedCert", "genSignedCertWithKey",
+}
+
+// Seeded names the template functions drawn from the seed.
+var Seeded = []string{"randAlphaNum", "randAlpha", "randAscii", "randNumeric", "randBytes", "randInt", "uuidv4", "shuffle"}
+
+// Clock names the template functions that read the clock.
+var Clock = []string{"now", "ago"}
+
+// Session holds what one plan or apply draws without a seed, so that each of its renderings
+// gets the same key or certificate for the same call.
+type Session struct {
+	now   time.Time
+	mu    sync.Mutex
+	drawn map[string][]reflect.Value
+}
+
+// NewSession returns a session whose clock reads now.
+func NewSession(now time.Time) *Session {
+	return &Session{now: now, drawn: map[string][]reflect.Value{}}
+}
+
+// once returns what draw returned for the call id, calling it the first time.
+func (s *Session) once(id string, draw func() []reflect.Value) []reflect.Value {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if out, ok := s.drawn[id]; ok {
+		return out
+	}
+	out := draw()
+	s.drawn[id] = out
+	return out
+}
+
+// Rendering is the template functions of one rendering.
+type Rendering struct {
+	session *Session
+	seed    []byte
+	// apart seeds the placeholders and the clock of Traced mode; seed unless set with Apart.
+	apart []byte
+	mode  Mode
+	// calls counts the calls of each identity so far; a rendering runs its templates one at a
+	// time, but Unseeded may be read from another goroutine.
+	mu       sync.Mutex
+	calls    map[string]int
+	unseeded atomic.Bool
+}
+
+// Rendering returns the functions of one rendering with seed in mode. Use a new one for each
+// rendering: calls are numbered from the start of the rendering.
+func (s *Session) Rendering(seed []byte, mode Mode) *Rendering {
+	return &Rendering{session: s, seed: seed, apart: seed, mode: mode, calls: map[string]int{}}
+}
+
+// Apart makes r's placeholders and clock in Traced mode draw from seed instead, while the
+// seeded functions keep theirs: what differs from a rendering without it depends on a value
+// no seed determines.
+func (r *Rendering) Apart(seed []byte) *Rendering {
+	r.apart = seed
+	return r
+}
+
+// Unseeded reports whether the rendering called a function that no seed determines, or the
+// clock, in either mode.
+func (r *Rendering) Unseeded() bool { return r.unseeded.Load() }
+
+// Funcs returns the template functions that replace Helm's drawing ones.
+func (r *Rendering) Funcs() template.FuncMap {
+	funcs := template.FuncMap{
+		"randAlphaNum": func(count int) string { return r.randString("randAlphaNum", count, 0, 0, true, true) },
+		"randAlpha":    func(count int) string { return r.randString("randAlpha", count, 0, 0, true, false) },
+		"randNumeric":  func(count int) string { return r.randString("randNumeric", count, 0, 0, false, true) },
+		"randAscii":    func(count int) string { return r.randString("randAscii", count, 32, 127, false, false) },
+		"randBytes": func(count int) (string, error) {
+			if count < 0 {
+				return "", fmt.Errorf("randBytes: count %d is negative", count)
+			}
+			buf := make([]byte, count)
+			_, _ = r.stream("randBytes", count).Read(buf)
+			return base64.StdEncoding.EncodeToString(buf), nil
+		},
+		"randInt": func(minimum, maximum int) int {
+			if maximum <= minimum {
+				panic(fmt.Sprintf("randInt: %d is not above %d", maximum, minimum))
+			}
+			return minimum + int(randv2.New(r.stream("randInt", minimum, maximum)).Int64N(int64(maximum-minimum)))
+		},
+		"uuidv4": func() string {
+			id, err := uuid.NewRandomFromReader(r.stream("uuidv4"))
+			if err != nil {
+				panic(err) // the stream never fails
+			}
+			return id.String()
+		},
+		"shuffle": func(s string) string {
+			return xstrings.ShuffleSource(s, int63Source{randv2.New(r.stream("shuffle", s))})
+		},
+		"now": r.now,
+		"ago": func(date any) string { return agoFrom(r.now(), date) },
+	}
+	sprigFuncs := sprig.TxtFuncMap()
+	for _, name := range Unseeded {
+		funcs[name] = r.unseededFunc(name, reflect.ValueOf(sprigFuncs[name]))
+	}
+	return funcs
+}
+
+// randString draws as goutils' random string functions do, from the call's stream.
+func (r *Rendering) randString(name string, count, start, end int, letters, numbers bool) string {
+	out, err := goutils.RandomSeed(count, start, end, letters, numbers, nil, mathrand.New(int63Source{randv2.New(r.stream(name, count))}))
+	if err != nil {
+		panic(fmt.Sprintf("%s: %v", name, err)) // as sprig, whose versions cannot fail but for a negative count
+	}
+	return out
+}
+
+// now is the clock: the session's in Applied mode, one the seed determines in Traced mode.
+func (r *Rendering) now() time.Time {
+	r.unseeded.Store(true)
+	if r.mode == Traced {
+		sum := r.digestWith(r.apart, "now")
+		// A second within about three years of 2023, so dates formatted from it look like dates.
+		return time.Unix(1672531200+int64(binary.BigEndian.Uint64(sum[:8])%100_000_000), 0).UTC()
+	}
+	return r.session.now
+}
+
+// unseededFunc wraps f, one of sprig's functions that no seed determines: in Applied mode it
+// is called once per call and session; in Traced mode it returns a placeholder of its result
+// types, determined by the seed and the call.
+func (r *Rendering) unseededFunc(name string, f reflect.Value) any {
+	t := f.Type()
+	return reflect.MakeFunc(t, func(args []reflect.Value) []reflect.Value {
+		id := r.callID(name, args)
+		r.unseeded.Store(true)
+		if r.mode == Traced {
+			return placeholders(t, name, r.digestWith(r.apart, id))
+		}
+		return r.session.once(hex.EncodeToString(r.digest(id)), func() []reflect.Value { return f.Call(args) })
+	}).Interface()
+}
+
+// placeholders returns values of t's result types that stand for a draw named by sum: strings
+// and the string fields of a certificate say what they stand for, an error is nil.
+func placeholders(t reflect.Type, name string, sum []byte) []reflect.Value {
+	text := name + ":" + hex.EncodeToString(sum[:16])
+	out := make([]reflect.Value, t.NumOut())
+	for i := range out {
+		v := reflect.New(t.Out(i)).Elem()
+		switch v.Kind() {
+		case reflect.String:
+			v.SetString(text)
+		case reflect.Struct:
+			for j := range v.NumField() {
+				if f := v.Field(j); f.Kind() == reflect.String && f.CanSet() {
+					f.SetString(v.Type().Field(j).Name + " " + text)
+				}
+			}
+		}
+		out[i] = v
+	}
+	return out
+}
+
+// callID names a call by its function, arguments and how many identical calls the rendering
+// made before it.
+func (r *Rendering) callID(name string, args []reflect.Value) string {
+	id := name
+	for _, a := range args {
+		id += "\x00" + fmt.Sprintf("%#v", a.Interface())
+	}
+	r.mu.Lock()
+	n := r.calls[id]
+	r.calls[id]++
+	r.mu.Unlock()
+	return id + "\x00#" + strconv.Itoa(n)
+}
+
+// stream returns the stream of one call of a seeded function.
+func (r *Rendering) stream(name string, args ...any) *randv2.ChaCha8 {
+	values := make([]reflect.Value, len(args))
+	for i, a := range args {
+		values[i] = reflect.ValueOf(a)
+	}
+	var seed [32]byte
+	copy(seed[:], r.digest(r.callID(name, values)))
+	return randv2.NewChaCha8(seed)
+}
+
+// digest is the HMAC-SHA256 of id keyed with the rendering's seed.
+func (r *Rendering) digest(id string) []byte { return r.digestWith(r.seed, id) }
+
+// digestWith is the HMAC-SHA256 of id keyed with seed.
+func (r *Rendering) digestWith(seed []byte, id string) []byte {
+	mac := hmac.New(sha256.New, seed)
+	mac.Write([]byte(id))
+	return mac.Sum(nil)
+}
+
+// int63Source adapts a math/rand/v2 generator to the math/rand Source the string and shuffle
+// libraries take.
+type int63Source struct{ r *randv2.Rand }
+
+func (s int63Source) Int63() int64 { return s.r.Int64() }
+func (s int63Source) Seed(int64)   {}
+
+// agoFrom is sprig's ago, measured from now instead of the system's clock.
+func agoFrom(now time.Time, date any) string {
+	var t time.Time
+	switch date := date.(type) {
+	default:
+		t = now
+	case time.Time:
+		t = date
+	case int64:
+		t = time.Unix(date, 0)
+	case int:
+		t = time.Unix(int64(date), 0)
+	}
+	return now.Sub(t).Round(time.Second).String()
+}
