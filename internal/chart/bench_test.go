@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"text/template"
 
 	"helm.sh/helm/v4/pkg/chart/common"
 	helmchart "helm.sh/helm/v4/pkg/chart/v2"
@@ -95,7 +96,7 @@ func planRendering(b testing.TB, l *Loaded, v Values, o RenderOptions, objects i
 	if err != nil {
 		b.Fatal(err)
 	}
-	rendered, err := RenderStable(context.Background(), l, values, o, nil)
+	rendered, err := RenderStable(context.Background(), l, values, o, Prior{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -113,9 +114,9 @@ func countRenders(b testing.TB) *int {
 	b.Helper()
 	var renders int
 	engine := runEngine
-	runEngine = func(ctx context.Context, ch *helmchart.Chart, values common.Values, o RenderOptions) (map[string]string, error) {
+	runEngine = func(ctx context.Context, ch *helmchart.Chart, values common.Values, funcs template.FuncMap) (map[string]string, error) {
 		renders++
-		return engine(ctx, ch, values, o)
+		return engine(ctx, ch, values, funcs)
 	}
 	b.Cleanup(func() { runEngine = engine })
 	return &renders

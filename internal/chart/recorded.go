@@ -128,7 +128,7 @@ func redactRecorded(ctx context.Context, l *Loaded, plain, sensitive map[string]
 	if err != nil {
 		return nil, err
 	}
-	rendered, err := RenderStable(ctx, l, values, o, prior)
+	rendered, err := RenderStable(ctx, l, values, o, Prior{Documents: prior})
 	if err != nil {
 		return nil, err
 	}

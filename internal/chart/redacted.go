@@ -135,7 +135,7 @@ func findDerived(ctx context.Context, l *Loaded, v Values, o RenderOptions, real
 		values, err := mergeValues(v, round)
 		if err == nil {
 			var alt *Rendered
-			if alt, err = Render(ctx, l, values, o); err == nil {
+			if alt, err = real.again(ctx, l, values, o); err == nil {
 				alternates = append(alternates, alt.allObjects())
 				continue
 			}
@@ -248,6 +248,16 @@ func (out *RedactedRendering) StreamManifests(stream string, red Redaction) (map
 		return nil, err
 	}
 	return out.manifests(&Rendered{Objects: objs, Hooks: out.Rendered.Hooks, CRDs: out.Rendered.CRDs}, red)
+}
+
+// again renders l with values as r was rendered: with the same seed and lookup answers, so
+// that only what values change differs. A rendering not made by RenderStable is rendered
+// afresh.
+func (r *Rendered) again(ctx context.Context, l *Loaded, values map[string]any, o RenderOptions) (*Rendered, error) {
+	if r.drawing == nil {
+		return Render(ctx, l, values, o)
+	}
+	return r.drawing.again(ctx, l, values, o, r.pass)
 }
 
 // allObjects returns the CRDs, objects and hooks of r, in that order.

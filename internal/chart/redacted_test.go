@@ -153,7 +153,7 @@ func TestRedactStable_markersAreKeyed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rendered, err := RenderStable(context.Background(), l, values, o, nil)
+		rendered, err := RenderStable(context.Background(), l, values, o, Prior{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -208,7 +208,7 @@ func TestRedactRenderError_hidesWhatTheTemplateQuotes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = RenderStable(context.Background(), l, values, o, nil)
+	_, err = RenderStable(context.Background(), l, values, o, Prior{})
 	if err == nil {
 		t.Fatal("RenderStable succeeded; the chart fails with failRender")
 	}

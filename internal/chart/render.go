@@ -3,7 +3,6 @@ package chart
 import (
 	"context"
 	"fmt"
-	"maps"
 	"path"
 	"strings"
 	"text/template"
@@ -16,6 +15,7 @@ import (
 	release "helm.sh/helm/v4/pkg/release/v1"
 	releaseutil "helm.sh/helm/v4/pkg/release/v1/util"
 
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/draw"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 )
 
@@ -42,10 +42,11 @@ type RenderOptions struct {
 	Revision int
 	// Lookup answers the templates' lookup function; nil answers every
 	// lookup with nothing, as helm template does.
-	Lookup engine.ClientProvider
-	// Funcs are template functions added to Helm's, replacing those of the
-	// same name (Helm's engine.Engine.CustomTemplateFuncs).
-	Funcs template.FuncMap
+	Lookup Objects
+	// Seed is the release's own secret seed that templates draw from (see
+	// [RenderStable] and package draw); nil draws from a seed of the
+	// rendering's own, so another rendering draws differently.
+	Seed []byte
 }
 
 // Rendered is a chart rendered as Helm's install or upgrade would render it.
@@ -83,6 +84,14 @@ type Rendered struct {
 	// Varying are the Files whose output differed between two renderings:
 	// what a later rendering takes generated values from.
 	Varying []string
+	// Traces are the traces of the drawn values by place, for the next
+	// rendering's [Prior]: what tells a value drawn from the same inputs.
+	Traces map[string]string
+
+	// drawing and pass are how the rendering was made, to render again
+	// alike with other values.
+	drawing *drawing
+	pass    *pass
 }
 
 // DefaultAPIVersions returns Helm's default .Capabilities.APIVersions, the
@@ -98,7 +107,8 @@ func DefaultAPIVersions() []string {
 // position; other errors name the file they come from. values is not
 // changed, nor is l, so one Loaded renders any number of times.
 func Render(ctx context.Context, l *Loaded, values map[string]any, o RenderOptions) (*Rendered, error) {
-	ch, files, err := renderChart(ctx, l, values, o)
+	d := newDrawing(o)
+	ch, files, err := renderChart(ctx, l, values, o, d.funcs(ctx, d.session.Rendering(d.seed, draw.Applied), d.lookups.round(nil)))
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +117,8 @@ func Render(ctx context.Context, l *Loaded, values map[string]any, o RenderOptio
 
 // renderChart runs Helm's engine on a copy of l's chart, its dependencies
 // processed with values, and returns that copy with the templates' output.
-func renderChart(ctx context.Context, l *Loaded, values map[string]any, o RenderOptions) (*helmchart.Chart, map[string]string, error) {
+// funcs replace Helm's template functions of the same names.
+func renderChart(ctx context.Context, l *Loaded, values map[string]any, o RenderOptions, funcs template.FuncMap) (*helmchart.Chart, map[string]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
@@ -150,7 +161,7 @@ func renderChart(ctx context.Context, l *Loaded, values map[string]any, o Render
 		return nil, nil, err
 	}
 
-	files, err := runEngine(ctx, ch, renderValues, o)
+	files, err := runEngine(ctx, ch, renderValues, funcs)
 	if err != nil {
 		return nil, nil, fmt.Errorf("render chart %s: %w", name, err)
 	}
@@ -164,14 +175,8 @@ func renderChart(ctx context.Context, l *Loaded, values map[string]any, o Render
 // makes.
 var runEngine = renderTemplates
 
-// renderTemplates runs Helm's engine with o's template functions, answering
-// lookup with o.Lookup when it is set.
-func renderTemplates(ctx context.Context, ch *helmchart.Chart, values common.Values, o RenderOptions) (map[string]string, error) {
-	funcs := template.FuncMap{}
-	if o.Lookup != nil {
-		funcs["lookup"] = lookupFunc(ctx, o.Lookup)
-	}
-	maps.Copy(funcs, o.Funcs)
+// renderTemplates runs Helm's engine with funcs in place of its own.
+func renderTemplates(ctx context.Context, ch *helmchart.Chart, values common.Values, funcs template.FuncMap) (map[string]string, error) {
 	return engine.Engine{CustomTemplateFuncs: funcs}.RenderWithContext(ctx, ch, values)
 }
 

@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"text/template"
 
 	"helm.sh/helm/v4/pkg/action"
 	"helm.sh/helm/v4/pkg/chart/common"
@@ -347,25 +346,5 @@ func TestRender_sourcesNameEachObjectsFile(t *testing.T) {
 	}
 	if len(r.ObjectSources) != len(r.Objects) || len(r.HookSources) != len(r.Hooks) {
 		t.Errorf("%d sources for %d objects, %d for %d hooks", len(r.ObjectSources), len(r.Objects), len(r.HookSources), len(r.Hooks))
-	}
-}
-
-// A template function of RenderOptions.Funcs replaces Helm's function of the same name, and
-// lookup is still answered by RenderOptions.Lookup beside it.
-func TestRender_funcsReplaceHelmsFunctions(t *testing.T) {
-	l := inMemoryChart("funcs", map[string]string{
-		"templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: funcs\ndata:\n" +
-			"  token: {{ randAlphaNum 8 | quote }}\n  seen: {{ len (lookup \"v1\" \"Secret\" \"review-x\" \"db\") | quote }}\n",
-	})
-	o := RenderOptions{
-		ReleaseName: "web", Namespace: "review-x",
-		Funcs: template.FuncMap{"randAlphaNum": func(n int) string { return strings.Repeat("s", n) }},
-	}
-	rendered := render(t, l, Values{}, o)
-	if got := nested(rendered.Objects[0], "data", "token"); got != "ssssssss" {
-		t.Errorf("token = %v, want the custom function's ssssssss", got)
-	}
-	if got := nested(rendered.Objects[0], "data", "seen"); got != "0" {
-		t.Errorf("lookup without Lookup = %v entries, want 0", got)
 	}
 }

@@ -14,7 +14,7 @@ import (
 // values from prior.
 func renderStable(t *testing.T, l *Loaded, values map[string]any, prior []Document) *Rendered {
 	t.Helper()
-	rendered, err := RenderStable(context.Background(), l, values, RenderOptions{ReleaseName: "web", Namespace: "review-x"}, prior)
+	rendered, err := RenderStable(context.Background(), l, values, RenderOptions{ReleaseName: "web", Namespace: "review-x"}, Prior{Documents: prior})
 	if err != nil {
 		t.Fatalf("render: %v", err)
 	}
@@ -149,30 +149,45 @@ func TestReleaseDocuments(t *testing.T) {
 	}
 }
 
-func TestTakeGenerated(t *testing.T) {
+func TestStabilizer_walk(t *testing.T) {
+	d := &drawing{seed: testSeed, reproducible: true}
 	tests := []struct {
-		name         string
-		a, b, prior  any
-		hasPrior     bool
-		want         any
-		wantComplete bool
+		name string
+		// v is the applied, traced, probed and apart value.
+		v           [4]any
+		prior       any
+		hasPrior    bool
+		traces      map[string]string
+		want        any
+		wantAnew    bool
+		wantUnseded bool
 	}{
-		{"equal", "x", "x", "p", true, "x", true},
-		{"scalar from prior", "x", "y", "p", true, "p", true},
-		{"scalar without prior", "x", "y", nil, false, "x", false},
-		{"nested leaf", map[string]any{"k": "x", "s": 1.0}, map[string]any{"k": "y", "s": 1.0}, map[string]any{"k": "p", "s": 2.0}, true,
-			map[string]any{"k": "p", "s": 1.0}, true},
-		{"leaf missing in prior", map[string]any{"k": "x"}, map[string]any{"k": "y"}, map[string]any{}, true, map[string]any{"k": "x"}, false},
-		{"generated key", map[string]any{"x": 1.0}, map[string]any{"y": 1.0}, map[string]any{"p": 1.0}, true, map[string]any{"x": 1.0}, false},
-		{"list element", []any{"s", "x"}, []any{"s", "y"}, []any{"q", "p"}, true, []any{"s", "p"}, true},
+		{"not drawn", [4]any{"x", "x", "x", "x"}, "p", true, nil, "x", false, false},
+		{"drawn, no traces recorded", [4]any{"x", "t", "q", "t"}, "p", true, nil, "p", false, false},
+		{"drawn, same trace", [4]any{"x", "t", "q", "t"}, "p", true, map[string]string{"": d.trace("t")}, "p", false, false},
+		{"drawn, trace changed", [4]any{"x", "t", "q", "t"}, "p", true, map[string]string{"": d.trace("old")}, "x", false, false},
+		{"drawn, new place", [4]any{"x", "t", "q", "t"}, "p", true, map[string]string{}, "x", false, false},
+		{"drawn without prior", [4]any{"x", "t", "q", "t"}, nil, false, nil, "x", false, false},
+		{"unseeded, trace changed", [4]any{"x", "t", "q", "a"}, "p", true, map[string]string{"": d.trace("old")}, "x", true, true},
+		{"unseeded, same trace", [4]any{"x", "t", "q", "a"}, "p", true, map[string]string{"": d.trace("t")}, "p", false, false},
+		{"nested leaf", [4]any{map[string]any{"k": "x", "s": 1.0}, map[string]any{"k": "t", "s": 1.0}, map[string]any{"k": "q", "s": 1.0}, map[string]any{"k": "t", "s": 1.0}},
+			map[string]any{"k": "p", "s": 2.0}, true, nil, map[string]any{"k": "p", "s": 1.0}, false, false},
+		{"drawn key", [4]any{map[string]any{"x": 1.0}, map[string]any{"t": 1.0}, map[string]any{"q": 1.0}, map[string]any{"t": 1.0}},
+			map[string]any{"p": 1.0}, true, nil, map[string]any{"p": 1.0}, false, false},
+		{"list element", [4]any{[]any{"s", "x"}, []any{"s", "t"}, []any{"s", "q"}, []any{"s", "t"}}, []any{"r", "p"}, true, nil, []any{"s", "p"}, false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, complete := takeGenerated(tt.a, tt.b, tt.prior, tt.hasPrior)
-			if !reflect.DeepEqual(got, tt.want) || complete != tt.wantComplete {
-				t.Errorf("takeGenerated = %v, %v; want %v, %v", got, complete, tt.want, tt.wantComplete)
+			s := &stabilizer{prior: Prior{Traces: tt.traces}, drawing: d, out: &stabilized{traces: map[string]string{}}}
+			got := s.walk(tt.v, tt.prior, tt.hasPrior, "")
+			if !reflect.DeepEqual(got, tt.want) || s.anew != tt.wantAnew || s.unseededAnew != tt.wantUnseded {
+				t.Errorf("walk = %v (anew %v, unseeded anew %v); want %v (%v, %v)", got, s.anew, s.unseededAnew, tt.want, tt.wantAnew, tt.wantUnseded)
 			}
 		})
+	}
+	s := &stabilizer{drawing: &drawing{seed: testSeed}, out: &stabilized{traces: map[string]string{}}}
+	if s.walk([4]any{"x", "t", "q", "t"}, nil, false, ""); !s.anew {
+		t.Error("a value drawn anew from a seed of the rendering's own is not taken for one the apply draws differently")
 	}
 }
 

@@ -1,0 +1,119 @@
+package chart
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"maps"
+	"slices"
+	"text/template"
+	"time"
+
+	helmchart "helm.sh/helm/v4/pkg/chart/v2"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/draw"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+)
+
+// maxLookupRounds bounds the renderings that lay a rendering's own objects over what lookup
+// finds: a chart that looks up what it renders settles in two, and one that renders an object
+// only while lookup does not find it never settles.
+const maxLookupRounds = 4
+
+// drawing is what the renderings of one plan or apply share: the draws no seed determines,
+// the release's seed, and what lookup read from the cluster.
+type drawing struct {
+	session *draw.Session
+	seed    []byte
+	// reproducible says that seed is the release's own, so another plan or apply draws alike.
+	reproducible bool
+	lookups      *lookups
+}
+
+// newDrawing returns the drawing of o: o.Seed, or a seed drawn for this call alone.
+func newDrawing(o RenderOptions) *drawing {
+	d := &drawing{session: draw.NewSession(time.Now()), seed: o.Seed, reproducible: len(o.Seed) > 0, lookups: newLookups(o.Lookup, o.Namespace)}
+	if !d.reproducible {
+		d.seed = make([]byte, 32)
+		_, _ = rand.Read(d.seed) // never fails
+	}
+	return d
+}
+
+// probe returns a seed that draws differently from d's, to find what is drawn.
+func (d *drawing) probe() []byte {
+	mac := hmac.New(sha256.New, d.seed)
+	mac.Write([]byte("probe"))
+	return mac.Sum(nil)
+}
+
+// pass is one chart rendered to its fixed point.
+type pass struct {
+	chart *helmchart.Chart
+	files map[string]string
+	// unseeded says that a template called a function no seed determines (keys, certificates,
+	// bcrypt, the clock).
+	unseeded bool
+	// overlay are the objects laid over what lookup finds in the last round.
+	overlay []manifest.Object
+}
+
+// toFixedPoint renders l with values, drawing from seed in mode, and answers lookup as the
+// cluster will answer once the rendering is applied: when a template looked up an object the
+// rendering itself applies, it renders again with that object laid over the cluster's, until
+// every lookup finds what the rendering applies (at most maxLookupRounds). So an install
+// applies what the next plan renders: a chart that reads a Secret it generated back with lookup
+// renders the same way after it is applied.
+func (d *drawing) toFixedPoint(ctx context.Context, l *Loaded, values map[string]any, o RenderOptions, newRendering func() *draw.Rendering) (*pass, error) {
+	var overlay []manifest.Object
+	for round := 1; ; round++ {
+		r, look := newRendering(), d.lookups.round(overlay)
+		ch, files, err := renderChart(ctx, l, values, o, d.funcs(ctx, r, look))
+		if err != nil {
+			return nil, err
+		}
+		p := &pass{chart: ch, files: files, unseeded: r.Unseeded(), overlay: overlay}
+		if !look.asked() || round == maxLookupRounds {
+			return p, nil
+		}
+		next := appliedObjects(files)
+		if look.sameWith(ctx, next) {
+			return p, nil
+		}
+		overlay = next
+	}
+}
+
+// again renders l with other values as p was rendered, with the same seed and lookup answers;
+// what no seed determines is traced, not drawn: a comparison needs no real key.
+func (d *drawing) again(ctx context.Context, l *Loaded, values map[string]any, o RenderOptions, p *pass) (*Rendered, error) {
+	ch, files, err := renderChart(ctx, l, values, o, d.funcs(ctx, d.session.Rendering(d.seed, draw.Traced), d.lookups.round(p.overlay)))
+	if err != nil {
+		return nil, err
+	}
+	return fromFiles(ch, files)
+}
+
+// funcs are the template functions of one rendering.
+func (d *drawing) funcs(ctx context.Context, r *draw.Rendering, look *lookupRound) template.FuncMap {
+	funcs := r.Funcs()
+	funcs["lookup"] = look.fn(ctx)
+	return funcs
+}
+
+// appliedObjects returns the objects of files that install and upgrade apply (no hooks), for
+// lookup to find; what cannot be read is left out.
+func appliedObjects(files map[string]string) []manifest.Object {
+	var objs []manifest.Object
+	for _, source := range slices.Sorted(maps.Keys(files)) {
+		for _, text := range splitTemplateOutput(files[source]) {
+			obj, err := singleObject(text)
+			if err != nil || obj == nil || isHookObject(obj) {
+				continue
+			}
+			objs = append(objs, obj)
+		}
+	}
+	return objs
+}

@@ -1,0 +1,229 @@
+package chart
+
+import (
+	"context"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/pem"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+)
+
+// testSeed is a release's seed in these tests.
+var testSeed = []byte("0123456789abcdef0123456789abcdef")
+
+// fakeCluster holds the objects a release applied, as lookup reads them back.
+type fakeCluster struct{ objects map[lookupCall]map[string]any }
+
+func newFakeCluster() *fakeCluster { return &fakeCluster{objects: map[lookupCall]map[string]any{}} }
+
+func (c *fakeCluster) Lookup(_ context.Context, apiVersion, kind, namespace, name string) (map[string]any, error) {
+	if name == "" {
+		var items []any
+		for call, obj := range c.objects {
+			if call.apiVersion == apiVersion && call.kind == kind && call.namespace == namespace {
+				items = append(items, copyMap(obj))
+			}
+		}
+		return map[string]any{"apiVersion": apiVersion, "kind": kind + "List", "items": items}, nil
+	}
+	return copyMap(c.objects[lookupCall{apiVersion, kind, namespace, name}]), nil
+}
+
+// apply stores r's objects in namespace as the API server would, with fields of its own.
+func (c *fakeCluster) apply(r *Rendered, namespace string) {
+	for _, obj := range r.Objects {
+		live := stored(obj)
+		metadata, _ := live["metadata"].(map[string]any)
+		metadata["namespace"], metadata["uid"], metadata["resourceVersion"] = namespace, "uid-1", "7"
+		c.objects[lookupCall{fmt.Sprint(obj["apiVersion"]), fmt.Sprint(obj["kind"]), namespace, fmt.Sprint(metadata["name"])}] = live
+	}
+}
+
+// drawnRelease renders the fixture "drawn" as release "web" in "review-x" with the test seed,
+// applying each rendering to a fake cluster, as a release's plans and applies do.
+type drawnRelease struct {
+	t       *testing.T
+	l       *Loaded
+	cluster *fakeCluster
+	prior   Prior
+}
+
+func newDrawnRelease(t *testing.T) *drawnRelease {
+	return &drawnRelease{t: t, l: loadFixture(t, "drawn"), cluster: newFakeCluster()}
+}
+
+// plan renders with values over what was applied last.
+func (r *drawnRelease) plan(values map[string]any) *Rendered {
+	r.t.Helper()
+	rendered, err := RenderStable(context.Background(), r.l, values,
+		RenderOptions{ReleaseName: "web", Namespace: "review-x", Seed: testSeed, Lookup: r.cluster}, r.prior)
+	if err != nil {
+		r.t.Fatalf("render: %v", err)
+	}
+	return rendered
+}
+
+// apply renders with values and applies the rendering.
+func (r *drawnRelease) apply(values map[string]any) *Rendered {
+	r.t.Helper()
+	rendered := r.plan(values)
+	r.cluster.apply(rendered, "review-x")
+	r.prior = Prior{Documents: applied(rendered), Traces: rendered.Traces}
+	return rendered
+}
+
+// secretData returns the decoded value of key in the data of Secret name.
+func secretData(t *testing.T, r *Rendered, name, key string) string {
+	t.Helper()
+	obj := objectsByName(r)["Secret/"+name]
+	encoded, _ := nested(obj, "data", key).(string)
+	decoded, err := base64.StdEncoding.DecodeString(encoded)
+	if err != nil || encoded == "" {
+		t.Fatalf("Secret %s has no data %s: %v", name, key, obj)
+	}
+	return string(decoded)
+}
+
+func TestRenderStable_unrelatedChangeKeepsEveryDrawnValue(t *testing.T) {
+	release := newDrawnRelease(t)
+	installed := release.apply(nil)
+	changed := release.plan(map[string]any{"message": "changed"})
+	before, after := objectsByName(installed), objectsByName(changed)
+	for name, obj := range before {
+		if name == "ConfigMap/web-config" {
+			continue
+		}
+		if !reflect.DeepEqual(obj, after[name]) {
+			t.Errorf("%s changed with a value it does not use:\n%v\nvs\n%v", name, obj, after[name])
+		}
+	}
+	if got, want := nested(after["ConfigMap/web-config"], "data", "app.ini"), nested(before["ConfigMap/web-config"], "data", "app.ini"); got != want {
+		t.Errorf("app.ini changed with a value it does not use: %v -> %v", want, got)
+	}
+	if len(changed.Generated) > 0 {
+		t.Errorf("an unrelated change draws %v anew", objectNames(changed.Generated))
+	}
+}
+
+func TestRenderStable_rotatedPasswordRotates(t *testing.T) {
+	release := newDrawnRelease(t)
+	installed := release.apply(map[string]any{"password": "first-password"})
+	rotated := release.plan(map[string]any{"password": "second-password"})
+	user, hash, _ := strings.Cut(secretData(t, rotated, "web-auth", "auth"), ":")
+	if user != "admin" || bcrypt.CompareHashAndPassword([]byte(hash), []byte("second-password")) != nil {
+		t.Errorf("the rotated htpasswd %s:%s does not verify the new password", user, hash)
+	}
+	if bcrypt.CompareHashAndPassword([]byte(hash), []byte("first-password")) == nil {
+		t.Error("the rotated htpasswd still verifies the old password")
+	}
+	if !strings.Contains(strings.Join(objectNames(rotated.Generated), " "), "Secret/web-auth") {
+		t.Errorf("Generated = %v: a new bcrypt salt cannot be drawn alike by the apply, so the plan must leave it unknown", objectNames(rotated.Generated))
+	}
+	if secretData(t, installed, "web-auth", "auth") == secretData(t, rotated, "web-auth", "auth") {
+		t.Error("the htpasswd did not change")
+	}
+}
+
+func TestRenderStable_certificateFollowsItsHost(t *testing.T) {
+	release := newDrawnRelease(t)
+	installed := release.apply(map[string]any{"host": "a.example.test"})
+	moved := release.plan(map[string]any{"host": "b.example.test"})
+	block, _ := pem.Decode([]byte(secretData(t, moved, "web-tls", "tls.crt")))
+	cert, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cert.Subject.CommonName != "b.example.test" {
+		t.Errorf("the certificate names %s after the host changed to b.example.test", cert.Subject.CommonName)
+	}
+	caBlock, _ := pem.Decode([]byte(secretData(t, moved, "web-tls", "ca.crt")))
+	ca, err := x509.ParseCertificate(caBlock.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cert.CheckSignatureFrom(ca); err != nil {
+		t.Errorf("the new certificate is not signed by the CA beside it: %v", err)
+	}
+	if secretData(t, installed, "web-tls", "ca.crt") == secretData(t, moved, "web-tls", "ca.crt") {
+		t.Error("the CA was kept while the certificate it must sign was drawn anew")
+	}
+}
+
+func TestRenderStable_settingBesideADrawnKeyIsApplied(t *testing.T) {
+	release := newDrawnRelease(t)
+	installed := release.apply(map[string]any{"level": "info"})
+	changed := release.plan(map[string]any{"level": "debug"})
+	before, _ := nested(objectsByName(installed)["ConfigMap/web-config"], "data", "app.ini").(string)
+	after, _ := nested(objectsByName(changed)["ConfigMap/web-config"], "data", "app.ini").(string)
+	if !strings.Contains(after, "log_level = debug") {
+		t.Errorf("the changed setting did not reach the file:\n%s", after)
+	}
+	if strings.Split(before, "\n")[0] != strings.Split(after, "\n")[0] {
+		t.Errorf("the drawn key changed with a setting beside it:\n%s\n%s", before, after)
+	}
+	if len(changed.Generated) > 0 {
+		t.Errorf("Generated = %v: a key drawn from the release's seed is drawn alike by the apply, so the plan can show it", objectNames(changed.Generated))
+	}
+}
+
+func TestRenderStable_lookupOrGenerateReachesAFixedPoint(t *testing.T) {
+	release := newDrawnRelease(t)
+	installed := release.apply(nil)
+	next := release.plan(nil)
+	before, after := objectsByName(installed), objectsByName(next)
+	for name, obj := range before {
+		if !reflect.DeepEqual(obj, after[name]) {
+			t.Errorf("the plan after the install renders %s differently:\n%v\nvs\n%v", name, obj, after[name])
+		}
+	}
+	if len(next.Generated) > 0 {
+		t.Errorf("the plan after the install draws anew: %v", objectNames(next.Generated))
+	}
+	key := secretData(t, installed, "web-session", "session-key")
+	if len(key) != 32 {
+		t.Errorf("session key %q", key)
+	}
+}
+
+func TestRenderStable_withoutTracesEveryDrawnValueIsKept(t *testing.T) {
+	release := newDrawnRelease(t)
+	installed := release.apply(nil)
+	release.prior.Traces = nil // applied by Helm itself
+	changed := release.plan(map[string]any{"level": "debug", "password": "second-password"})
+	if a, b := secretData(t, installed, "web-auth", "auth"), secretData(t, changed, "web-auth", "auth"); a != b {
+		t.Errorf("without traces, the htpasswd was drawn anew: %s -> %s", a, b)
+	}
+}
+
+func TestLookupRound_answersWithTheOverlay(t *testing.T) {
+	cluster := newFakeCluster()
+	live := manifest.Object{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "s", "namespace": "ns", "uid": "u"}, "data": map[string]any{"a": "b2xk"}}
+	cluster.objects[lookupCall{"v1", "Secret", "ns", "s"}] = live
+	rendered := manifest.Object{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "s"}, "stringData": map[string]any{"a": "new"}}
+	round := newLookups(cluster, "ns").round([]manifest.Object{rendered})
+	got, err := round.fn(context.Background())("v1", "Secret", "ns", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "s", "namespace": "ns", "uid": "u"}, "data": map[string]any{"a": "bmV3"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("lookup = %v, want %v", got, want)
+	}
+	list, _ := round.fn(context.Background())("v1", "Secret", "ns", "")
+	if items, _ := list["items"].([]any); len(items) != 1 || !reflect.DeepEqual(items[0], want) {
+		t.Errorf("list lookup = %v", list)
+	}
+	if round.sameWith(context.Background(), nil) {
+		t.Error("the answers without the overlay are taken for the same")
+	}
+	if !round.sameWith(context.Background(), []manifest.Object{rendered}) {
+		t.Error("the answers with the same overlay are taken for different")
+	}
+}
