@@ -409,4 +409,3 @@ func sameKeys(a, b map[string]any) bool {
 func escapeKey(k string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
 }
-
