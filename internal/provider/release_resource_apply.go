@@ -32,7 +32,7 @@ func (r *releaseResource) Create(ctx context.Context, req resource.CreateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.apply(ctx, &plan, nil, manifest.Redaction{}, resp.Private, &resp.Diagnostics)
+	r.apply(ctx, &plan, nil, manifest.Redaction{}, generatedRecord{}, resp.Private, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -52,7 +52,7 @@ func (r *releaseResource) Update(ctx context.Context, req resource.UpdateRequest
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		return
 	}
-	r.apply(ctx, &plan, &state, readRedaction(ctx, req.Private), resp.Private, &resp.Diagnostics)
+	r.apply(ctx, &plan, &state, readRedaction(ctx, req.Private), readGenerated(ctx, req.Private), resp.Private, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -62,10 +62,11 @@ func (r *releaseResource) Update(ctx context.Context, req resource.UpdateRequest
 // apply installs or upgrades the release to what plan shows, and records the revision,
 // status and the manifests the plan left unknown in plan, and in private what the next plan
 // takes generated values from and redacts with. state is nil when creating; rec is what the
-// release keeps for its redaction, the plan's markers' key among it. Helm is handed the chart frozen to the rendering checked
+// release keeps for its redaction, the plan's markers' key among it; gen what its renderings
+// draw from, the seed drawn here when it has none. Helm is handed the chart frozen to the rendering checked
 // against the plan (chart.Freeze), so what it applies is that rendering, whatever the
 // templates draw at random or look up.
-func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, rec manifest.Redaction, private privateSetter, diags *diag.Diagnostics) {
+func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, rec manifest.Redaction, gen generatedRecord, private privateSetter, diags *diag.Diagnostics) {
 	id := plan.releaseID()
 	creating := state == nil
 	redactor := redactorFor(plan)
@@ -86,7 +87,11 @@ func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, 
 	}
 	target := next.Target
 
-	rendered := r.render(ctx, plan, env, target, rec.Key, priorDocuments(ctx, env, plan, nil), diags)
+	gen, ok := gen.withSeed(diags)
+	if !ok {
+		return
+	}
+	rendered := r.render(ctx, plan, env, target, rec.Key, gen, diags)
 	if rendered == nil {
 		return
 	}
@@ -155,7 +160,7 @@ func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, 
 		diags.Append(d...)
 		plan.Manifests = manifests
 	}
-	diags.Append(keepGenerated(ctx, private, rendered.rendered)...)
+	diags.Append(writeGenerated(ctx, private, gen.Seed, rendered.rendered)...)
 	diags.Append(recordApplied(ctx, private, rec, rendered)...)
 	tflog.Info(ctx, "applied release "+id, map[string]any{"release": id, "revision": out.Release.Version})
 }

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,9 +21,8 @@ import (
 )
 
 // generatedPrivateKey names the resource's private state entry that holds, as JSON, the
-// documents of the last apply whose templates generate values, so that a plan without the
-// cluster still takes those values from the last apply.
-const generatedPrivateKey = "generated_documents"
+// release's generatedRecord.
+const generatedPrivateKey = "generated"
 
 // privateGetter and privateSetter are the framework's private state, as plan and apply use it.
 type (
@@ -34,45 +34,76 @@ type (
 	}
 )
 
-// priorDocuments returns what the release applied last, which a rendering takes generated
-// values from: the release Helm recorded when the cluster is reachable, else the documents
-// the last apply kept in private state.
-func priorDocuments(ctx context.Context, env *renderEnv, m *releaseModel, private privateGetter) []chart.Document {
-	if env.client != nil {
-		last, err := env.client.Get(ctx, m.Namespace.ValueString(), m.Name.ValueString())
-		if err == nil {
-			return helmrelease.Applied(last)
-		}
-		if errors.Is(err, helmrelease.ErrNotFound) {
-			return nil
-		}
-		tflog.Warn(ctx, "release history unreadable; generated values come from the last apply", map[string]any{"release": m.releaseID(), "error": redactorFor(m).String(err.Error())})
-	}
-	if private == nil {
-		return nil
-	}
-	data, _ := private.GetKey(ctx, generatedPrivateKey)
-	var docs []chart.Document
-	if len(data) > 0 && json.Unmarshal(data, &docs) != nil {
-		return nil // an unreadable entry only costs the values it held
-	}
-	return docs
+// generatedRecord is what the release's renderings draw from and what its last apply drew.
+type generatedRecord struct {
+	// Seed is the release's own seed, which its templates draw from (package draw): drawn by
+	// the first apply, kept from then on. A plan before it exists cannot show drawn values.
+	Seed []byte `json:"seed,omitempty"`
+	// Traces are the traces of the values the last apply drew, by place (chart.Rendered.Traces).
+	Traces map[string]string `json:"traces,omitempty"`
+	// Documents are the outputs of the last apply's templates that draw, for a plan that cannot
+	// read the release from the cluster.
+	Documents []chart.Document `json:"documents,omitempty"`
 }
 
-// keepGenerated records in private state the templates of r whose output holds generated
-// values, for the next plan that cannot read the release from the cluster.
-func keepGenerated(ctx context.Context, private privateSetter, r *chart.Rendered) diag.Diagnostics {
+// readGenerated returns the release's generatedRecord; an entry that cannot be read only costs
+// the values it held.
+func readGenerated(ctx context.Context, private privateGetter) generatedRecord {
+	var rec generatedRecord
+	if private == nil {
+		return rec
+	}
+	data, _ := private.GetKey(ctx, generatedPrivateKey)
+	if len(data) > 0 && json.Unmarshal(data, &rec) != nil {
+		return generatedRecord{}
+	}
+	return rec
+}
+
+// withSeed returns rec with a seed, drawing one when it has none.
+func (rec generatedRecord) withSeed(diags *diag.Diagnostics) (generatedRecord, bool) {
+	if rec.Seed != nil {
+		return rec, true
+	}
+	rec.Seed = make([]byte, 32)
+	if _, err := rand.Read(rec.Seed); err != nil {
+		diags.AddError("Unable to Apply Release", fmt.Sprintf("No seed for the values the chart draws could be drawn.\n\n%v", err))
+		return rec, false
+	}
+	return rec, true
+}
+
+// prior returns what the release applied last, which a rendering keeps drawn values from:
+// the documents Helm recorded when the cluster is reachable, else those the last apply kept in
+// rec, with rec's traces.
+func (rec generatedRecord) prior(ctx context.Context, env *renderEnv, m *releaseModel) chart.Prior {
+	prior := chart.Prior{Documents: rec.Documents, Traces: rec.Traces}
+	if env.client == nil {
+		return prior
+	}
+	last, err := env.client.Get(ctx, m.Namespace.ValueString(), m.Name.ValueString())
+	switch {
+	case err == nil:
+		prior.Documents = helmrelease.Applied(last)
+	case errors.Is(err, helmrelease.ErrNotFound):
+		prior.Documents = nil
+	default:
+		tflog.Warn(ctx, "release history unreadable; drawn values come from the last apply", map[string]any{"release": m.releaseID(), "error": redactorFor(m).String(err.Error())})
+	}
+	return prior
+}
+
+// writeGenerated records in private state the seed and what r drew: the traces of its drawn
+// values and the templates whose output holds them, for the next plan.
+func writeGenerated(ctx context.Context, private privateSetter, seed []byte, r *chart.Rendered) diag.Diagnostics {
 	if private == nil {
 		return nil
 	}
-	docs := make([]chart.Document, 0, len(r.Varying))
+	rec := generatedRecord{Seed: seed, Traces: r.Traces}
 	for _, source := range r.Varying {
-		docs = append(docs, chart.Document{Source: source, Text: r.Files[source]})
+		rec.Documents = append(rec.Documents, chart.Document{Source: source, Text: r.Files[source]})
 	}
-	if len(docs) == 0 {
-		return private.SetKey(ctx, generatedPrivateKey, nil)
-	}
-	data, err := json.Marshal(docs)
+	data, err := json.Marshal(rec)
 	if err != nil {
 		var diags diag.Diagnostics
 		diags.AddError("Unable to Record Generated Values", fmt.Sprintf("The generated values of the release could not be encoded.\n\n%v", err))
@@ -146,9 +177,10 @@ func generatedValuesWarning(m *releaseModel, r *rendering, diags *diag.Diagnosti
 				"applied, so they list the objects and show only what changes.", m.releaseID()))
 	case len(r.generated) > 0:
 		diags.AddAttributeWarning(path.Root("manifests"), "Generated Values Known After Apply", fmt.Sprintf(
-			"Release %s: the chart generates values (randAlphaNum, uuidv4, genCA, now or similar) in %s, so this plan cannot show "+
-				"what they will hold; they are known after apply. Later plans keep the values the apply generates, as long as the "+
-				"objects stay, and show only what changes. To choose a value yourself, pass it in through values or set_sensitive.",
+			"Release %s: the chart draws values in %s that this plan cannot show: the release's first values, or a key, certificate, "+
+				"bcrypt hash or time drawn anew because what it is drawn from changed (the apply cannot draw those alike). They are "+
+				"known after apply. Later plans keep the values the apply draws as long as what they are drawn from stays the same, "+
+				"and show only what changes. To choose a value yourself, pass it in through values or set_sensitive.",
 			m.releaseID(), strings.Join(r.generated, ", ")))
 	}
 }

@@ -30,29 +30,33 @@ func (p mapPrivate) SetKey(_ context.Context, key string, value []byte) diag.Dia
 	return nil
 }
 
-// A plan without the cluster takes generated values from what the last apply kept.
-func TestGeneratedDocumentsRoundTrip(t *testing.T) {
+// A plan without the cluster takes drawn values, their traces and the seed from what the last
+// apply kept.
+func TestGeneratedRecordRoundTrip(t *testing.T) {
 	rendered := &chart.Rendered{
 		Files:   map[string]string{"web/templates/a.yaml": "kind: ConfigMap\n", "web/templates/secret.yaml": "kind: Secret\ndata: {password: eA==}\n"},
 		Varying: []string{"web/templates/secret.yaml"},
+		Traces:  map[string]string{"web/templates/secret.yaml|Secret|false|0|/data/password": "abc"},
 	}
 	private := mapPrivate{}
-	if d := keepGenerated(context.Background(), private, rendered); d.HasError() {
+	if d := writeGenerated(context.Background(), private, []byte("seed"), rendered); d.HasError() {
 		t.Fatal(d)
 	}
 	m := &releaseModel{Name: types.StringValue("web"), Namespace: types.StringValue("review-x")}
-	got := priorDocuments(context.Background(), &renderEnv{}, m, private)
-	want := []chart.Document{{Source: "web/templates/secret.yaml", Text: rendered.Files["web/templates/secret.yaml"]}}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("priorDocuments = %v, want %v", got, want)
+	rec := readGenerated(context.Background(), private)
+	got := rec.prior(context.Background(), &renderEnv{}, m)
+	want := chart.Prior{
+		Documents: []chart.Document{{Source: "web/templates/secret.yaml", Text: rendered.Files["web/templates/secret.yaml"]}},
+		Traces:    rendered.Traces,
 	}
-
-	// An apply whose rendering generates nothing removes the record.
-	if d := keepGenerated(context.Background(), private, &chart.Rendered{}); d.HasError() {
-		t.Fatal(d)
+	if !reflect.DeepEqual(got, want) || string(rec.Seed) != "seed" {
+		t.Errorf("prior = %v, seed %q; want %v, seed %q", got, rec.Seed, want, "seed")
 	}
-	if len(private) != 0 {
-		t.Errorf("private state still holds %v", private)
+	if again, ok := rec.withSeed(new(diag.Diagnostics)); !ok || string(again.Seed) != "seed" {
+		t.Errorf("a release's seed is drawn again: %q", again.Seed)
+	}
+	if drawn, ok := (generatedRecord{}).withSeed(new(diag.Diagnostics)); !ok || len(drawn.Seed) != 32 {
+		t.Errorf("a release without a seed gets %q", drawn.Seed)
 	}
 }
 

@@ -123,6 +123,8 @@ type rendering struct {
 	redaction chart.Redaction
 	// key keys the markers (see redactionPrivateKey); nil before the release has one.
 	key []byte
+	// seed is what the templates draw from (see generatedRecord); nil before the release has one.
+	seed []byte
 	// generated are the keys of the objects holding values the chart generated afresh.
 	generated []string
 	// conservative says that manifests are an imported release's, redacted conservatively,
@@ -132,13 +134,13 @@ type rendering struct {
 
 // render loads the chart, merges the values and renders the release's manifests. Errors
 // become diagnostics on the attribute they concern.
-func (r *releaseResource) render(ctx context.Context, m *releaseModel, env *renderEnv, target helmrelease.Target, key []byte, prior []chart.Document, diags *diag.Diagnostics) *rendering {
+func (r *releaseResource) render(ctx context.Context, m *releaseModel, env *renderEnv, target helmrelease.Target, key []byte, gen generatedRecord, diags *diag.Diagnostics) *rendering {
 	loaded := r.load(ctx, m, diags)
 	if loaded == nil {
 		return nil
 	}
-	loaded.key = key
-	return r.renderLoaded(ctx, m, env, target, loaded, prior, diags)
+	loaded.key, loaded.seed = key, gen.Seed
+	return r.renderLoaded(ctx, m, env, target, loaded, gen.prior(ctx, env, m), diags)
 }
 
 // load loads the chart and merges the values; the result's options and rendering are unset.
@@ -174,16 +176,16 @@ func (r *releaseResource) load(ctx context.Context, m *releaseModel, diags *diag
 	return out
 }
 
-// renderLoaded renders a loaded chart for target, taking the values the chart generates from
-// prior, what the release applied last (see chart.RenderStable). With the cluster at hand,
-// lookup is answered from the release's namespace.
-func (r *releaseResource) renderLoaded(ctx context.Context, m *releaseModel, env *renderEnv, target helmrelease.Target, loaded *rendering, prior []chart.Document, diags *diag.Diagnostics) *rendering {
+// renderLoaded renders a loaded chart for target, drawing from the release's seed and keeping
+// drawn values from prior, what the release applied last (see chart.RenderStable). With the
+// cluster at hand, lookup is answered from the release's namespace.
+func (r *releaseResource) renderLoaded(ctx context.Context, m *releaseModel, env *renderEnv, target helmrelease.Target, loaded *rendering, prior chart.Prior, diags *diag.Diagnostics) *rendering {
 	redactor := redactorFor(m)
-	out := &rendering{loaded: loaded.loaded, values: loaded.values, inputs: loaded.inputs, key: loaded.key}
+	out := &rendering{loaded: loaded.loaded, values: loaded.values, inputs: loaded.inputs, key: loaded.key, seed: loaded.seed}
 	out.options = chart.RenderOptions{
 		ReleaseName: m.Name.ValueString(), Namespace: m.Namespace.ValueString(),
 		KubeVersion: env.kubeVersion, APIVersions: env.apiVersions,
-		IsUpgrade: target.IsUpgrade, Revision: target.Revision,
+		IsUpgrade: target.IsUpgrade, Revision: target.Revision, Seed: loaded.seed,
 	}
 	if env.client != nil {
 		out.options.Lookup = env.client.Lookup(m.Namespace.ValueString())
@@ -352,9 +354,9 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if loaded == nil {
 		return
 	}
-	rec := readRedaction(ctx, req.Private)
-	loaded.key = rec.Key
-	prior := priorDocuments(ctx, env, &plan, req.Private)
+	rec, gen := readRedaction(ctx, req.Private), readGenerated(ctx, req.Private)
+	loaded.key, loaded.seed = rec.Key, gen.Seed
+	prior := gen.prior(ctx, env, &plan)
 	if state != nil && state.Status.ValueString() == string(release.StatusDeployed) && state.Revision.ValueInt64() > 0 {
 		// Compare with what the current revision renders: objects that use .Release.Revision or
 		// .Release.IsUpgrade (hooks, often) differ in every revision, and must not make the plan
