@@ -163,12 +163,10 @@ func (r *Rendering) Funcs() template.FuncMap {
 	return funcs
 }
 
-// randString draws as goutils' random string functions do, from the call's stream.
+// randString draws as goutils' random string functions do, from the call's stream; like
+// sprig's, it returns "" for a negative count.
 func (r *Rendering) randString(name string, count, start, end int, letters, numbers bool) string {
-	out, err := goutils.RandomSeed(count, start, end, letters, numbers, nil, mathrand.New(int63Source{randv2.New(r.stream(name, count))}))
-	if err != nil {
-		panic(fmt.Sprintf("%s: %v", name, err)) // as sprig, whose versions cannot fail but for a negative count
-	}
+	out, _ := goutils.RandomSeed(count, start, end, letters, numbers, nil, mathrand.New(int63Source{randv2.New(r.stream(name, count))}))
 	return out
 }
 
