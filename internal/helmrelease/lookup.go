@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
-	"helm.sh/helm/v3/pkg/engine"
+	"helm.sh/helm/v4/pkg/engine"
 )
 
 var _ engine.ClientProvider = (*namespaceLookup)(nil)
