@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"time"
 
-	"helm.sh/helm/v3/pkg/action"
-	helmchart "helm.sh/helm/v3/pkg/chart"
-	"helm.sh/helm/v3/pkg/chartutil"
-	"helm.sh/helm/v3/pkg/postrender"
-	"helm.sh/helm/v3/pkg/release"
-	"helm.sh/helm/v3/pkg/storage"
+	"helm.sh/helm/v4/pkg/action"
+	"helm.sh/helm/v4/pkg/chart/common"
+	helmchart "helm.sh/helm/v4/pkg/chart/v2"
+	helmkube "helm.sh/helm/v4/pkg/kube"
+	"helm.sh/helm/v4/pkg/postrenderer"
+	rcommon "helm.sh/helm/v4/pkg/release/common"
+	release "helm.sh/helm/v4/pkg/release/v1"
+	"helm.sh/helm/v4/pkg/storage"
 )
 
 // Spec is the desired state of a release.
@@ -21,7 +23,7 @@ type Spec struct {
 	Chart     *helmchart.Chart
 	Values    map[string]any
 	// Capabilities are those the plan rendered with; nil lets Helm discover the cluster's.
-	Capabilities *chartutil.Capabilities
+	Capabilities *common.Capabilities
 	// Atomic undoes a failed operation: a failed upgrade is rolled back to the last
 	// successful revision, a failed install is uninstalled.
 	Atomic bool
@@ -36,7 +38,7 @@ type Spec struct {
 	// RecoverPending recovers a release left pending by an interrupted run before operating.
 	RecoverPending bool
 	// PostRenderer sees the manifests Helm rendered before anything is written, see PlanCheck.
-	PostRenderer postrender.PostRenderer
+	PostRenderer postrenderer.PostRenderer
 }
 
 // Outcome is the result of Apply.
@@ -81,7 +83,7 @@ func (e *OperationError) Unwrap() error { return e.Err }
 // PendingError is returned for a release left pending when recovery is off.
 type PendingError struct {
 	Release  string
-	Status   release.Status
+	Status   rcommon.Status
 	Revision int
 }
 
@@ -151,7 +153,7 @@ func (c *Client) recover(cfg *action.Configuration, spec Spec, last *release.Rel
 		return fmt.Sprintf("release was %s at revision %d; it was uninstalled and installed again", status, last.Version), nil
 	}
 	// The interrupted revision is recorded as failed, so history shows what happened.
-	last.SetStatus(release.StatusFailed, fmt.Sprintf(recoveredDescription, status))
+	last.SetStatus(rcommon.StatusFailed, fmt.Sprintf(recoveredDescription, status))
 	if err := cfg.Releases.Update(last); err != nil {
 		return "", fmt.Errorf("recover release %s from %s: mark revision %d failed: %w", releaseID(spec), status, last.Version, err)
 	}
@@ -176,19 +178,21 @@ func (c *Client) install(ctx context.Context, cfg *action.Configuration, spec Sp
 	install := action.NewInstall(cfg)
 	install.ReleaseName = spec.Name
 	install.Namespace = spec.Namespace
-	install.Wait = spec.Wait
+	install.WaitStrategy = waitStrategy(spec.Wait)
 	install.WaitForJobs = spec.Wait
 	install.Timeout = spec.Timeout
 	install.Description = spec.Description
 	install.Labels = releaseLabels(spec.Labels, "")
 	install.PostRenderer = spec.PostRenderer
+	install.PostRenderStrategy = postRenderStrategy
+	install.ServerSideApply = false
 	install.Replace = replace
 	// Atomic is handled here, so that the undo is reported and a cancelled install is
 	// recorded; Helm's own would run with the cancelled context.
-	install.Atomic = false
-	rel, err := install.RunWithContext(ctx, spec.Chart, spec.Values)
+	install.RollbackOnFailure = false
+	installed, err := install.RunWithContext(ctx, spec.Chart, spec.Values)
 	if err == nil {
-		return rel, nil
+		return asRelease(installed)
 	}
 	opErr := &OperationError{Operation: "install", Release: releaseID(spec), Err: err}
 	if ctx.Err() != nil {
@@ -210,7 +214,7 @@ func (c *Client) upgrade(ctx context.Context, cfg *action.Configuration, spec Sp
 	stale := failedSinceDeployed(cfg, spec.Name)
 	upgrade := action.NewUpgrade(cfg)
 	upgrade.Namespace = spec.Namespace
-	upgrade.Wait = spec.Wait
+	upgrade.WaitStrategy = waitStrategy(spec.Wait)
 	upgrade.WaitForJobs = spec.Wait
 	upgrade.Timeout = spec.Timeout
 	upgrade.MaxHistory = spec.MaxHistory
@@ -218,10 +222,16 @@ func (c *Client) upgrade(ctx context.Context, cfg *action.Configuration, spec Sp
 	// Helm carries the previous revision's labels over, and drops those set to "null".
 	upgrade.Labels = releaseLabels(spec.Labels, "null")
 	upgrade.PostRenderer = spec.PostRenderer
+	upgrade.PostRenderStrategy = postRenderStrategy
+	upgrade.ServerSideApply = "false"
 	// The configuration is the whole truth: never merge the values of the previous revision.
 	upgrade.ResetValues = true
-	upgrade.Atomic = false
-	rel, err := upgrade.RunWithContext(ctx, spec.Name, spec.Chart, spec.Values)
+	upgrade.RollbackOnFailure = false
+	upgraded, err := upgrade.RunWithContext(ctx, spec.Name, spec.Chart, spec.Values)
+	rel, typeErr := asRelease(upgraded)
+	if err == nil && typeErr != nil {
+		return nil, typeErr
+	}
 	if err == nil {
 		out.Removed, out.RemoveErr = c.removeLeftovers(cfg, rel, stale)
 		return rel, nil
@@ -260,8 +270,9 @@ func (c *Client) Rollback(ctx context.Context, spec Spec, revision int) error {
 func (c *Client) rollback(cfg *action.Configuration, spec Spec, revision int) error {
 	rollback := action.NewRollback(cfg)
 	rollback.Version = revision
-	rollback.Wait = spec.Wait
+	rollback.WaitStrategy = waitStrategy(spec.Wait)
 	rollback.WaitForJobs = spec.Wait
+	rollback.ServerSideApply = "false"
 	rollback.Timeout = spec.Timeout
 	rollback.MaxHistory = spec.MaxHistory
 	rollback.CleanupOnFail = true
@@ -295,7 +306,9 @@ func (c *Client) uninstall(cfg *action.Configuration, name string, timeout time.
 	uninstall := action.NewUninstall(cfg)
 	uninstall.KeepHistory = false
 	uninstall.IgnoreNotFound = true
-	uninstall.Wait = true
+	// Deletions are always waited for; the strategy only has Helm ask the kube client for
+	// its waiter, which is the provider's.
+	uninstall.WaitStrategy = helmkube.StatusWatcherStrategy
 	uninstall.Timeout = timeout
 	uninstall.DisableHooks = disableHooks
 	uninstall.DeletionPropagation = string(cascade)
@@ -317,10 +330,22 @@ func (c *Client) settleCancelled(releases *storage.Storage, spec Spec, doing str
 	if last == nil || !last.Info.Status.IsPending() {
 		return
 	}
-	last.SetStatus(release.StatusFailed, fmt.Sprintf("Cancelled while %s", doing))
+	last.SetStatus(rcommon.StatusFailed, fmt.Sprintf("Cancelled while %s", doing))
 	if err := releases.Update(last); err != nil {
 		c.logf("release %s: could not mark the cancelled revision %d failed: %v", releaseID(spec), last.Version, err)
 	}
+}
+
+// postRenderStrategy has Helm post-render the release's objects, not its hooks.
+const postRenderStrategy = action.PostRenderStrategyNoHooks
+
+// waitStrategy is what Helm is told of waiting: whether it waits for the release's objects
+// at all. Every wait Helm makes goes to the provider's waiter (contextKubeClient.GetWaiter).
+func waitStrategy(wait bool) helmkube.WaitStrategy {
+	if wait {
+		return helmkube.StatusWatcherStrategy
+	}
+	return helmkube.HookOnlyStrategy
 }
 
 func releaseID(spec Spec) string { return spec.Namespace + "/" + spec.Name }

@@ -5,19 +5,21 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"helm.sh/helm/v3/pkg/action"
-	helmchart "helm.sh/helm/v3/pkg/chart"
-	"helm.sh/helm/v3/pkg/chartutil"
-	helmkube "helm.sh/helm/v3/pkg/kube"
-	kubefake "helm.sh/helm/v3/pkg/kube/fake"
-	"helm.sh/helm/v3/pkg/release"
-	"helm.sh/helm/v3/pkg/storage"
-	"helm.sh/helm/v3/pkg/storage/driver"
+	"helm.sh/helm/v4/pkg/action"
+	"helm.sh/helm/v4/pkg/chart/common"
+	helmchart "helm.sh/helm/v4/pkg/chart/v2"
+	helmkube "helm.sh/helm/v4/pkg/kube"
+	kubefake "helm.sh/helm/v4/pkg/kube/fake"
+	rcommon "helm.sh/helm/v4/pkg/release/common"
+	release "helm.sh/helm/v4/pkg/release/v1"
+	"helm.sh/helm/v4/pkg/storage"
+	"helm.sh/helm/v4/pkg/storage/driver"
 )
 
 // These tests keep Helm's records in its in-memory storage and give Helm a kube client that
@@ -30,14 +32,14 @@ const testNamespace = "default"
 func testChart() *helmchart.Chart {
 	return &helmchart.Chart{
 		Metadata: &helmchart.Metadata{APIVersion: "v2", Name: "app", Version: "0.1.0"},
-		Templates: []*helmchart.File{{Name: "templates/configmap.yaml", Data: []byte(
+		Templates: []*common.File{{Name: "templates/configmap.yaml", Data: []byte(
 			"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  revision: {{ .Release.Revision | quote }}\n")}},
 	}
 }
 
 // memoryConfiguration is an action configuration whose history starts as statuses (revision
 // 1 first), stored in memory.
-func memoryConfiguration(t *testing.T, kube helmkube.Interface, statuses ...release.Status) *action.Configuration {
+func memoryConfiguration(t *testing.T, kube helmkube.Interface, statuses ...rcommon.Status) *action.Configuration {
 	t.Helper()
 	releases := storage.Init(driver.NewMemory())
 	for i, status := range statuses {
@@ -54,8 +56,9 @@ func memoryConfiguration(t *testing.T, kube helmkube.Interface, statuses ...rele
 		kube = &kubefake.PrintingKubeClient{Out: io.Discard}
 	}
 	// Helm's goroutines may still log after the test ends, where t.Logf would panic.
-	discard := func(string, ...any) {}
-	return &action.Configuration{Releases: releases, KubeClient: kube, Capabilities: chartutil.DefaultCapabilities, Log: discard}
+	cfg := &action.Configuration{Releases: releases, KubeClient: kube, Capabilities: common.DefaultCapabilities}
+	cfg.SetLogger(slog.DiscardHandler)
+	return cfg
 }
 
 func testClient(t *testing.T) *Client {
@@ -81,6 +84,15 @@ func storedHistory(t *testing.T, cfg *action.Configuration) []string {
 	return out
 }
 
+// storedRevision reads one revision of the release.
+func storedRevision(cfg *action.Configuration, version int) (*release.Release, error) {
+	stored, err := cfg.Releases.Get("app", version)
+	if err != nil {
+		return nil, err
+	}
+	return asRelease(stored)
+}
+
 // applyDecided decides the next apply from the stored history and carries it out.
 func applyDecided(t *testing.T, cfg *action.Configuration, spec Spec) (Next, *Outcome, error) {
 	t.Helper()
@@ -96,7 +108,7 @@ func applyDecided(t *testing.T, cfg *action.Configuration, spec Spec) (Next, *Ou
 func TestApply_recoversPendingReleases(t *testing.T) {
 	tests := []struct {
 		name      string
-		history   []release.Status
+		history   []rcommon.Status
 		want      []string
 		recovered string
 		// description is that of the interrupted revision after recovery.
@@ -104,7 +116,7 @@ func TestApply_recoversPendingReleases(t *testing.T) {
 	}{
 		{
 			name:    "pending upgrade is rolled back, then upgraded",
-			history: []release.Status{release.StatusSuperseded, release.StatusDeployed, release.StatusPendingUpgrade},
+			history: []rcommon.Status{rcommon.StatusSuperseded, rcommon.StatusDeployed, rcommon.StatusPendingUpgrade},
 			want:    []string{"1:superseded", "2:superseded", "3:failed", "4:superseded", "5:deployed"},
 			// The rollback to 2 is revision 4.
 			recovered:   "release was pending-upgrade at revision 3; it was rolled back to revision 2 and upgraded",
@@ -112,14 +124,14 @@ func TestApply_recoversPendingReleases(t *testing.T) {
 		},
 		{
 			name:        "pending rollback is rolled back to the newest successful revision",
-			history:     []release.Status{release.StatusSuperseded, release.StatusFailed, release.StatusPendingRollback},
+			history:     []rcommon.Status{rcommon.StatusSuperseded, rcommon.StatusFailed, rcommon.StatusPendingRollback},
 			want:        []string{"1:superseded", "2:failed", "3:failed", "4:superseded", "5:deployed"},
 			recovered:   "rolled back to revision 1 and upgraded",
 			description: "Interrupted while pending-rollback",
 		},
 		{
 			name:    "pending upgrade with no successful revision is marked failed, then upgraded",
-			history: []release.Status{release.StatusFailed, release.StatusPendingUpgrade},
+			history: []rcommon.Status{rcommon.StatusFailed, rcommon.StatusPendingUpgrade},
 			// Helm's upgrade supersedes the failed revision it upgraded from.
 			want:        []string{"1:failed", "2:superseded", "3:deployed"},
 			recovered:   "that revision was marked failed and the release upgraded",
@@ -127,7 +139,7 @@ func TestApply_recoversPendingReleases(t *testing.T) {
 		},
 		{
 			name:      "pending install is uninstalled and installed afresh",
-			history:   []release.Status{release.StatusPendingInstall},
+			history:   []rcommon.Status{rcommon.StatusPendingInstall},
 			want:      []string{"1:deployed"},
 			recovered: "release was pending-install at revision 1; it was uninstalled and installed again",
 		},
@@ -150,7 +162,7 @@ func TestApply_recoversPendingReleases(t *testing.T) {
 				t.Errorf("Recovered = %q, want it to say %q", out.Recovered, tt.recovered)
 			}
 			if tt.description != "" {
-				interrupted, err := cfg.Releases.Get("app", len(tt.history))
+				interrupted, err := storedRevision(cfg, len(tt.history))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -163,12 +175,12 @@ func TestApply_recoversPendingReleases(t *testing.T) {
 }
 
 func TestApply_pendingReleaseIsRefusedWithoutRecovery(t *testing.T) {
-	cfg := memoryConfiguration(t, nil, release.StatusDeployed, release.StatusPendingUpgrade)
+	cfg := memoryConfiguration(t, nil, rcommon.StatusDeployed, rcommon.StatusPendingUpgrade)
 	spec := testSpec()
 	spec.RecoverPending = false
 	_, _, err := applyDecided(t, cfg, spec)
 	var pending *PendingError
-	if !errors.As(err, &pending) || pending.Revision != 2 || pending.Status != release.StatusPendingUpgrade {
+	if !errors.As(err, &pending) || pending.Revision != 2 || pending.Status != rcommon.StatusPendingUpgrade {
 		t.Fatalf("apply of a pending release without recovery = %v, want a PendingError for revision 2", err)
 	}
 	if got := storedHistory(t, cfg); !slices.Equal(got, []string{"1:deployed", "2:pending-upgrade"}) {
@@ -177,7 +189,7 @@ func TestApply_pendingReleaseIsRefusedWithoutRecovery(t *testing.T) {
 }
 
 func TestApply_historyChangedSinceTheDecisionIsRefused(t *testing.T) {
-	cfg := memoryConfiguration(t, nil, release.StatusDeployed)
+	cfg := memoryConfiguration(t, nil, rcommon.StatusDeployed)
 	history, err := readHistory(cfg, "app")
 	if err != nil {
 		t.Fatal(err)
@@ -200,14 +212,14 @@ func TestApply_historyChangedSinceTheDecisionIsRefused(t *testing.T) {
 func TestSettleCancelled(t *testing.T) {
 	tests := []struct {
 		name    string
-		history []release.Status
+		history []rcommon.Status
 		doing   string
 		want    []string
 	}{
-		{name: "pending install", history: []release.Status{release.StatusPendingInstall}, doing: "installing", want: []string{"1:failed"}},
-		{name: "pending upgrade", history: []release.Status{release.StatusDeployed, release.StatusPendingUpgrade}, doing: "upgrading", want: []string{"1:deployed", "2:failed"}},
+		{name: "pending install", history: []rcommon.Status{rcommon.StatusPendingInstall}, doing: "installing", want: []string{"1:failed"}},
+		{name: "pending upgrade", history: []rcommon.Status{rcommon.StatusDeployed, rcommon.StatusPendingUpgrade}, doing: "upgrading", want: []string{"1:deployed", "2:failed"}},
 		// Helm settled it already: nothing to do.
-		{name: "failed", history: []release.Status{release.StatusDeployed, release.StatusFailed}, doing: "upgrading", want: []string{"1:deployed", "2:failed"}},
+		{name: "failed", history: []rcommon.Status{rcommon.StatusDeployed, rcommon.StatusFailed}, doing: "upgrading", want: []string{"1:deployed", "2:failed"}},
 		{name: "none", doing: "installing", want: []string{}},
 	}
 	for _, tt := range tests {
@@ -218,7 +230,7 @@ func TestSettleCancelled(t *testing.T) {
 				t.Errorf("history = %v, want %v", got, tt.want)
 			}
 			if len(tt.history) > 0 && tt.history[len(tt.history)-1].IsPending() {
-				last, err := cfg.Releases.Get("app", len(tt.history))
+				last, err := storedRevision(cfg, len(tt.history))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -237,13 +249,28 @@ type blockingKube struct {
 	released chan struct{}
 }
 
-func (k *blockingKube) Wait(helmkube.ResourceList, time.Duration) error {
-	<-k.released
+func (k *blockingKube) GetWaiter(strategy helmkube.WaitStrategy) (helmkube.Waiter, error) {
+	return k.GetWaiterWithOptions(strategy)
+}
+
+func (k *blockingKube) GetWaiterWithOptions(strategy helmkube.WaitStrategy, opts ...helmkube.WaitOption) (helmkube.Waiter, error) {
+	waiter, err := k.PrintingKubeClient.GetWaiterWithOptions(strategy, opts...)
+	return blockingWaiter{Waiter: waiter, released: k.released}, err
+}
+
+// blockingWaiter is the fake's waiter, but for the waits for the release's objects.
+type blockingWaiter struct {
+	helmkube.Waiter
+	released chan struct{}
+}
+
+func (w blockingWaiter) Wait(helmkube.ResourceList, time.Duration) error {
+	<-w.released
 	return errors.New("released by the test")
 }
 
-func (k *blockingKube) WaitWithJobs(resources helmkube.ResourceList, timeout time.Duration) error {
-	return k.Wait(resources, timeout)
+func (w blockingWaiter) WaitWithJobs(resources helmkube.ResourceList, timeout time.Duration) error {
+	return w.Wait(resources, timeout)
 }
 
 // A cancelled install or upgrade returns at once, says it was cancelled and leaves its
@@ -252,11 +279,11 @@ func (k *blockingKube) WaitWithJobs(resources helmkube.ResourceList, timeout tim
 func TestApply_cancelledOperationIsNotLeftPending(t *testing.T) {
 	tests := []struct {
 		name    string
-		history []release.Status
+		history []rcommon.Status
 		want    []string
 	}{
 		{name: "install", want: []string{"1:failed"}},
-		{name: "upgrade", history: []release.Status{release.StatusDeployed}, want: []string{"1:deployed", "2:failed"}},
+		{name: "upgrade", history: []rcommon.Status{rcommon.StatusDeployed}, want: []string{"1:deployed", "2:failed"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,12 +8,14 @@ import (
 	"slices"
 	"time"
 
-	"helm.sh/helm/v3/pkg/action"
-	"helm.sh/helm/v3/pkg/chartutil"
-	helmkube "helm.sh/helm/v3/pkg/kube"
-	"helm.sh/helm/v3/pkg/release"
-	"helm.sh/helm/v3/pkg/storage"
-	"helm.sh/helm/v3/pkg/storage/driver"
+	"helm.sh/helm/v4/pkg/action"
+	"helm.sh/helm/v4/pkg/chart/common"
+	helmkube "helm.sh/helm/v4/pkg/kube"
+	ri "helm.sh/helm/v4/pkg/release"
+	rcommon "helm.sh/helm/v4/pkg/release/common"
+	release "helm.sh/helm/v4/pkg/release/v1"
+	"helm.sh/helm/v4/pkg/storage"
+	"helm.sh/helm/v4/pkg/storage/driver"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/kube"
 )
@@ -67,17 +69,19 @@ func (c *Client) logf(format string, args ...any) {
 
 // configuration builds Helm's action configuration for one operation in namespace. Its
 // waits and hooks stop when ctx is cancelled. caps, when not nil, replaces what Helm would
-// discover, so the apply renders with exactly the capabilities the plan used.
-func (c *Client) configuration(ctx context.Context, namespace string, caps *chartutil.Capabilities) *action.Configuration {
+// discover, so the apply renders with exactly the capabilities the plan used. Every part of
+// Helm that logs is given the client's log; none is left with slog's default.
+func (c *Client) configuration(ctx context.Context, namespace string, caps *common.Capabilities) *action.Configuration {
+	logs := c.helmLog()
 	getter := &clientsGetter{clients: c.clients, namespace: namespace}
 	kc := helmkube.New(getter)
 	kc.Namespace = namespace
-	kc.Log = c.logf
+	kc.SetLogger(logs)
 	secrets := driver.NewSecrets(c.clients.Kubernetes.CoreV1().Secrets(namespace))
-	secrets.Log = c.logf
+	secrets.SetLogger(logs)
 	store := storage.Init(secrets)
-	store.Log = c.logf
-	return &action.Configuration{
+	store.SetLogger(logs)
+	cfg := &action.Configuration{
 		RESTClientGetter: getter,
 		KubeClient: &contextKubeClient{Client: kc, ctx: ctx, waiter: &waiter{
 			reader:    c.reader,
@@ -92,14 +96,52 @@ func (c *Client) configuration(ctx context.Context, namespace string, caps *char
 		}},
 		Releases:       store,
 		Capabilities:   caps,
-		Log:            c.logf,
 		HookOutputFunc: func(_, _, _ string) io.Writer { return io.Discard },
 	}
+	cfg.SetLogger(logs)
+	return cfg
+}
+
+// asRelease returns the release a Helm 4 action or its storage returned, which it types as
+// any release format; nil for none.
+func asRelease(r ri.Releaser) (*release.Release, error) {
+	switch rel := r.(type) {
+	case nil:
+		return nil, nil
+	case *release.Release:
+		return rel, nil
+	default:
+		return nil, fmt.Errorf("release record of an unsupported format (%T)", r)
+	}
+}
+
+// asReleases is asRelease for each of rs.
+func asReleases(rs []ri.Releaser) ([]*release.Release, error) {
+	out := make([]*release.Release, 0, len(rs))
+	for _, r := range rs {
+		rel, err := asRelease(r)
+		if err != nil {
+			return nil, err
+		}
+		if rel != nil {
+			out = append(out, rel)
+		}
+	}
+	return out, nil
+}
+
+// releaseHistory returns the stored revisions of the release, in the storage's order.
+func releaseHistory(releases *storage.Storage, name string) ([]*release.Release, error) {
+	history, err := releases.History(name)
+	if err != nil {
+		return nil, err
+	}
+	return asReleases(history)
 }
 
 // lastRelease returns the newest revision of the release, or nil when there is none.
 func lastRelease(releases *storage.Storage, name string) (*release.Release, error) {
-	history, err := releases.History(name)
+	history, err := releaseHistory(releases, name)
 	if errors.Is(err, driver.ErrReleaseNotFound) || (err == nil && len(history) == 0) {
 		return nil, nil
 	}
@@ -117,7 +159,7 @@ func lastRelease(releases *storage.Storage, name string) (*release.Release, erro
 
 // readHistory returns the stored revisions of the release, none when it does not exist.
 func readHistory(cfg *action.Configuration, name string) ([]Revision, error) {
-	history, err := cfg.Releases.History(name)
+	history, err := releaseHistory(cfg.Releases, name)
 	if err != nil && !errors.Is(err, driver.ErrReleaseNotFound) {
 		return nil, fmt.Errorf("read history of release %s: %w", name, err)
 	}
@@ -141,7 +183,7 @@ func (c *Client) Get(ctx context.Context, namespace, name string) (*release.Rele
 	if err != nil {
 		return nil, err
 	}
-	if last == nil || last.Info == nil || last.Info.Status == release.StatusUninstalled {
+	if last == nil || last.Info == nil || last.Info.Status == rcommon.StatusUninstalled {
 		return nil, fmt.Errorf("release %s in namespace %s: %w", name, namespace, ErrNotFound)
 	}
 	return last, nil
@@ -150,10 +192,14 @@ func (c *Client) Get(ctx context.Context, namespace, name string) (*release.Rele
 // History returns every stored revision of the release, oldest first.
 func (c *Client) History(ctx context.Context, namespace, name string) ([]*release.Release, error) {
 	cfg := c.configuration(ctx, namespace, nil)
-	history, err := action.NewHistory(cfg).Run(name)
+	stored, err := action.NewHistory(cfg).Run(name)
 	if errors.Is(err, driver.ErrReleaseNotFound) {
 		return nil, nil
 	}
+	if err != nil {
+		return nil, fmt.Errorf("read history of release %s: %w", name, err)
+	}
+	history, err := asReleases(stored)
 	if err != nil {
 		return nil, fmt.Errorf("read history of release %s: %w", name, err)
 	}

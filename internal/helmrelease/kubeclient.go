@@ -5,18 +5,16 @@ import (
 	"fmt"
 	"time"
 
-	helmkube "helm.sh/helm/v3/pkg/kube"
+	helmkube "helm.sh/helm/v4/pkg/kube"
 	"k8s.io/cli-runtime/pkg/resource"
 )
 
-// Helm type-asserts its kube client to these optional interfaces; the wrapper must keep them.
+// Helm asks its kube client for a waiter before every wait; the wrapper answers with the
+// provider's for both ways Helm asks.
 var (
-	_ helmkube.Interface                    = (*contextKubeClient)(nil)
-	_ helmkube.InterfaceExt                 = (*contextKubeClient)(nil)
-	_ helmkube.InterfaceThreeWayMerge       = (*contextKubeClient)(nil)
-	_ helmkube.InterfaceLogs                = (*contextKubeClient)(nil)
-	_ helmkube.InterfaceDeletionPropagation = (*contextKubeClient)(nil)
-	_ helmkube.InterfaceResources           = (*contextKubeClient)(nil)
+	_ helmkube.Interface            = (*contextKubeClient)(nil)
+	_ helmkube.InterfaceWaitOptions = (*contextKubeClient)(nil)
+	_ helmkube.Waiter               = (*helmWaiter)(nil)
 )
 
 // contextKubeClient is Helm's kube client with the waits replaced: Helm's own waits take no
@@ -28,24 +26,46 @@ type contextKubeClient struct {
 	waiter *waiter
 }
 
-func (c *contextKubeClient) Wait(resources helmkube.ResourceList, timeout time.Duration) error {
-	return c.waiter.waitReady(c.ctx, refsOf(resources), timeout)
+// GetWaiter returns the provider's waiter, whatever the strategy; HookOnlyStrategy (an
+// operation that does not wait) makes it wait for hooks and deletions only.
+func (c *contextKubeClient) GetWaiter(strategy helmkube.WaitStrategy) (helmkube.Waiter, error) {
+	return &helmWaiter{client: c, hooksOnly: strategy == helmkube.HookOnlyStrategy}, nil
+}
+
+// GetWaiterWithOptions is GetWaiter; Helm's wait options configure its own watcher.
+func (c *contextKubeClient) GetWaiterWithOptions(strategy helmkube.WaitStrategy, _ ...helmkube.WaitOption) (helmkube.Waiter, error) {
+	return c.GetWaiter(strategy)
+}
+
+// helmWaiter is the provider's waiter behind Helm's Waiter interface.
+type helmWaiter struct {
+	client *contextKubeClient
+	// hooksOnly skips the waits for the release's objects, as Helm's hook-only strategy does.
+	hooksOnly bool
+}
+
+func (w *helmWaiter) Wait(resources helmkube.ResourceList, timeout time.Duration) error {
+	if w.hooksOnly {
+		return nil
+	}
+	return w.client.waiter.waitReady(w.client.ctx, refsOf(resources), timeout)
 }
 
 // WaitWithJobs waits for Jobs to complete too; the readiness evaluation always does.
-func (c *contextKubeClient) WaitWithJobs(resources helmkube.ResourceList, timeout time.Duration) error {
-	return c.waiter.waitReady(c.ctx, refsOf(resources), timeout)
+func (w *helmWaiter) WaitWithJobs(resources helmkube.ResourceList, timeout time.Duration) error {
+	return w.Wait(resources, timeout)
 }
 
-func (c *contextKubeClient) WaitForDelete(resources helmkube.ResourceList, timeout time.Duration) error {
-	return c.waiter.waitDeleted(c.ctx, refsOf(resources), timeout)
+// WaitForDelete waits whatever the strategy, as Helm 3 did for hooks and uninstalls.
+func (w *helmWaiter) WaitForDelete(resources helmkube.ResourceList, timeout time.Duration) error {
+	return w.client.waiter.waitDeleted(w.client.ctx, refsOf(resources), timeout)
 }
 
 // WatchUntilReady waits for hooks. Hook Jobs are waited for like the release's objects, so a
 // failed one fails at once, naming its pod and why it ended; one that is gone has finished. Other hooks (Pods, which Helm
 // waits for until they succeed) go to Helm's watch; it has no context, so it runs aside and the
 // call returns when the context is cancelled; the watch itself ends at Helm's timeout.
-func (c *contextKubeClient) WatchUntilReady(resources helmkube.ResourceList, timeout time.Duration) error {
+func (w *helmWaiter) WatchUntilReady(resources helmkube.ResourceList, timeout time.Duration) error {
 	var jobs, others helmkube.ResourceList
 	for _, info := range resources {
 		if ref := refOf(info); ref.Kind == "Job" && ref.Resource.Group == "batch" {
@@ -54,19 +74,24 @@ func (c *contextKubeClient) WatchUntilReady(resources helmkube.ResourceList, tim
 			others = append(others, info)
 		}
 	}
-	if err := c.waiter.waitHooks(c.ctx, refsOf(jobs), timeout); err != nil {
+	ctx := w.client.ctx
+	if err := w.client.waiter.waitHooks(ctx, refsOf(jobs), timeout); err != nil {
 		return fmt.Errorf("hook failed: %w", err)
 	}
 	if len(others) == 0 {
 		return nil
 	}
+	helms, err := w.client.Client.GetWaiter(helmkube.HookOnlyStrategy)
+	if err != nil {
+		return err
+	}
 	done := make(chan error, 1)
-	go func() { done <- c.Client.WatchUntilReady(others, timeout) }()
+	go func() { done <- helms.WatchUntilReady(others, timeout) }()
 	select {
 	case err := <-done:
 		return err
-	case <-c.ctx.Done():
-		return context.Cause(c.ctx)
+	case <-ctx.Done():
+		return context.Cause(ctx)
 	}
 }
 

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"strings"
 
-	"helm.sh/helm/v3/pkg/action"
-	helmkube "helm.sh/helm/v3/pkg/kube"
-	"helm.sh/helm/v3/pkg/release"
+	"helm.sh/helm/v4/pkg/action"
+	helmkube "helm.sh/helm/v4/pkg/kube"
+	rcommon "helm.sh/helm/v4/pkg/release/common"
+	release "helm.sh/helm/v4/pkg/release/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/resource"
 )
 
@@ -22,19 +24,19 @@ const (
 // interrupted) revision created are in no manifest Helm compares with, and would be left
 // behind by the next upgrade. Without a readable history nothing can be known to be stale.
 func failedSinceDeployed(cfg *action.Configuration, name string) []*release.Release {
-	history, err := cfg.Releases.History(name)
+	history, err := releaseHistory(cfg.Releases, name)
 	if err != nil {
 		return nil
 	}
 	newestSuccess := 0
 	for _, r := range history {
-		if (r.Info.Status == release.StatusDeployed || r.Info.Status == release.StatusSuperseded) && r.Version > newestSuccess {
+		if (r.Info.Status == rcommon.StatusDeployed || r.Info.Status == rcommon.StatusSuperseded) && r.Version > newestSuccess {
 			newestSuccess = r.Version
 		}
 	}
 	var stale []*release.Release
 	for _, r := range history {
-		if r.Info.Status == release.StatusFailed && r.Version > newestSuccess {
+		if r.Info.Status == rcommon.StatusFailed && r.Version > newestSuccess {
 			stale = append(stale, r)
 		}
 	}
@@ -79,7 +81,7 @@ func (c *Client) removeLeftovers(cfg *action.Configuration, rel *release.Release
 		return nil, nil
 	}
 	c.logf("release %s/%s: deleting %s, left by failed revisions", rel.Namespace, rel.Name, strings.Join(names, ", "))
-	if _, errs := cfg.KubeClient.Delete(remove); len(errs) > 0 {
+	if _, errs := cfg.KubeClient.Delete(remove, metav1.DeletePropagationBackground); len(errs) > 0 {
 		return names, fmt.Errorf("delete objects left by failed revisions: %w", errs[0])
 	}
 	return names, nil

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"strings"
 
-	"helm.sh/helm/v3/pkg/postrender"
+	"helm.sh/helm/v4/pkg/postrenderer"
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	kyaml "sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 )
 
-var _ postrender.PostRenderer = (*PlanCheck)(nil)
+var _ postrenderer.PostRenderer = (*PlanCheck)(nil)
 
 // PlanCheck is a Helm post-renderer that lets an install or upgrade go ahead only when Helm
 // renders exactly the manifests the plan showed. Helm calls it after rendering and before
@@ -44,7 +46,11 @@ func (e *PlanMismatchError) Error() string {
 
 // Run returns rendered unchanged, or a *PlanMismatchError.
 func (p *PlanCheck) Run(rendered *bytes.Buffer) (*bytes.Buffer, error) {
-	got, err := p.Manifests(rendered.String())
+	stream, err := withoutFilenames(rendered.String())
+	if err != nil {
+		return nil, fmt.Errorf("read the manifests Helm rendered: %w", err)
+	}
+	got, err := p.Manifests(stream)
 	if err != nil {
 		return nil, fmt.Errorf("read the manifests Helm rendered: %w", err)
 	}
@@ -52,6 +58,28 @@ func (p *PlanCheck) Run(rendered *bytes.Buffer) (*bytes.Buffer, error) {
 		return nil, err
 	}
 	return rendered, nil
+}
+
+// filenameAnnotation is the annotation Helm 4 puts on every object it hands a post-renderer,
+// naming the template the object came from, and removes from what the post-renderer returns.
+const filenameAnnotation = "postrenderer.helm.sh/postrender-filename"
+
+// withoutFilenames returns Helm's post-renderer stream without Helm's filename annotation,
+// and without the annotations it leaves empty: the objects as the chart rendered them.
+func withoutFilenames(stream string) (string, error) {
+	nodes, err := kio.ParseAll(stream)
+	if err != nil {
+		return "", err
+	}
+	for _, node := range nodes {
+		if _, err := node.Pipe(kyaml.ClearAnnotation(filenameAnnotation)); err != nil {
+			return "", err
+		}
+		if err := kyaml.ClearEmptyAnnotations(node); err != nil {
+			return "", err
+		}
+	}
+	return kio.StringAll(nodes)
 }
 
 // ComparePlanned returns a *PlanMismatchError for the first object, in key order, whose

@@ -1,7 +1,8 @@
 package helmrelease
 
 import (
-	"helm.sh/helm/v3/pkg/release"
+	rcommon "helm.sh/helm/v4/pkg/release/common"
+	release "helm.sh/helm/v4/pkg/release/v1"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
 )
@@ -10,7 +11,7 @@ import (
 // from which the next rendering takes the values the chart generated. A release that was
 // uninstalled applied nothing that remains.
 func Applied(rel *release.Release) []chart.Document {
-	if rel == nil || rel.Info == nil || rel.Info.Status == release.StatusUninstalled {
+	if rel == nil || rel.Info == nil || rel.Info.Status == rcommon.StatusUninstalled {
 		return nil
 	}
 	hooks := make([]chart.Document, 0, len(rel.Hooks))

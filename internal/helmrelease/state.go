@@ -3,7 +3,8 @@ package helmrelease
 import (
 	"context"
 
-	"helm.sh/helm/v3/pkg/release"
+	rcommon "helm.sh/helm/v4/pkg/release/common"
+	release "helm.sh/helm/v4/pkg/release/v1"
 )
 
 // State is where a release stands, as far as its next apply is concerned.
@@ -56,7 +57,7 @@ type Target struct {
 // Revision is one stored revision of a release: all the decision reads of it.
 type Revision struct {
 	Version int
-	Status  release.Status
+	Status  rcommon.Status
 }
 
 // Next is the one decision about a release's next apply: the plan renders Target, and Apply
@@ -111,20 +112,20 @@ func Decide(history []Revision) Next {
 func DecideFromLast(last Revision) Next {
 	history := []Revision{last}
 	if last.Version > 1 {
-		history = append(history, Revision{Version: last.Version - 1, Status: release.StatusSuperseded})
+		history = append(history, Revision{Version: last.Version - 1, Status: rcommon.StatusSuperseded})
 	}
 	return Decide(history)
 }
 
 func stateOf(last Revision) State {
 	switch last.Status {
-	case "", release.StatusUnknown, release.StatusUninstalled:
+	case "", rcommon.StatusUnknown, rcommon.StatusUninstalled:
 		return StateAbsent
-	case release.StatusDeployed, release.StatusSuperseded:
+	case rcommon.StatusDeployed, rcommon.StatusSuperseded:
 		return StateDeployed
-	case release.StatusPendingInstall, release.StatusUninstalling:
+	case rcommon.StatusPendingInstall, rcommon.StatusUninstalling:
 		return StatePendingInstall
-	case release.StatusPendingUpgrade, release.StatusPendingRollback:
+	case rcommon.StatusPendingUpgrade, rcommon.StatusPendingRollback:
 		return StatePendingUpgrade
 	default:
 		return StateFailed
@@ -135,7 +136,7 @@ func stateOf(last Revision) State {
 func newestSuccessful(history []Revision, before int) int {
 	best := 0
 	for _, r := range history {
-		if (r.Status == release.StatusDeployed || r.Status == release.StatusSuperseded) && r.Version < before && r.Version > best {
+		if (r.Status == rcommon.StatusDeployed || r.Status == rcommon.StatusSuperseded) && r.Version < before && r.Version > best {
 			best = r.Version
 		}
 	}

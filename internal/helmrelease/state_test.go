@@ -3,10 +3,10 @@ package helmrelease
 import (
 	"testing"
 
-	"helm.sh/helm/v3/pkg/release"
+	rcommon "helm.sh/helm/v4/pkg/release/common"
 )
 
-func history(statuses ...release.Status) []Revision {
+func history(statuses ...rcommon.Status) []Revision {
 	out := make([]Revision, len(statuses))
 	for i, s := range statuses {
 		out[i] = Revision{Version: i + 1, Status: s}
@@ -16,11 +16,11 @@ func history(statuses ...release.Status) []Revision {
 
 func TestDecide(t *testing.T) {
 	const (
-		deployed       = release.StatusDeployed
-		superseded     = release.StatusSuperseded
-		failed         = release.StatusFailed
-		pendingInstall = release.StatusPendingInstall
-		pendingUpgrade = release.StatusPendingUpgrade
+		deployed       = rcommon.StatusDeployed
+		superseded     = rcommon.StatusSuperseded
+		failed         = rcommon.StatusFailed
+		pendingInstall = rcommon.StatusPendingInstall
+		pendingUpgrade = rcommon.StatusPendingUpgrade
 	)
 	tests := []struct {
 		name    string
@@ -41,8 +41,8 @@ func TestDecide(t *testing.T) {
 		{
 			// Install replaces a kept history but renders revision 1, as Helm's install does.
 			name:    "uninstalled with history kept",
-			history: history(superseded, release.StatusUninstalled),
-			want:    Next{State: StateAbsent, Last: Revision{2, release.StatusUninstalled}, Operation: OperationInstall, Replace: true, Target: Target{Revision: 1}},
+			history: history(superseded, rcommon.StatusUninstalled),
+			want:    Next{State: StateAbsent, Last: Revision{2, rcommon.StatusUninstalled}, Operation: OperationInstall, Replace: true, Target: Target{Revision: 1}},
 		},
 		{
 			name:    "pending install",
@@ -51,8 +51,8 @@ func TestDecide(t *testing.T) {
 		},
 		{
 			name:    "uninstalling",
-			history: history(superseded, release.StatusUninstalling),
-			want:    Next{State: StatePendingInstall, Last: Revision{2, release.StatusUninstalling}, Recovery: RecoveryUninstall, Operation: OperationInstall, Target: Target{Revision: 1}},
+			history: history(superseded, rcommon.StatusUninstalling),
+			want:    Next{State: StatePendingInstall, Last: Revision{2, rcommon.StatusUninstalling}, Recovery: RecoveryUninstall, Operation: OperationInstall, Target: Target{Revision: 1}},
 		},
 		{
 			// The rollback to 2 writes revision 4; the upgrade writes 5.
@@ -63,8 +63,8 @@ func TestDecide(t *testing.T) {
 		},
 		{
 			name:    "pending rollback rolls back to the newest successful before it",
-			history: history(superseded, failed, release.StatusPendingRollback),
-			want: Next{State: StatePendingUpgrade, Last: Revision{3, release.StatusPendingRollback}, Recovery: RecoveryRollback, RollbackTo: 1,
+			history: history(superseded, failed, rcommon.StatusPendingRollback),
+			want: Next{State: StatePendingUpgrade, Last: Revision{3, rcommon.StatusPendingRollback}, Recovery: RecoveryRollback, RollbackTo: 1,
 				Operation: OperationUpgrade, Target: Target{Revision: 5, IsUpgrade: true}},
 		},
 		{
@@ -90,7 +90,7 @@ func TestDecide(t *testing.T) {
 
 func TestDecideFromLast(t *testing.T) {
 	// Without the history, a pending upgrade is taken to have a deployed revision before it.
-	got := DecideFromLast(Revision{Version: 2, Status: release.StatusPendingUpgrade})
+	got := DecideFromLast(Revision{Version: 2, Status: rcommon.StatusPendingUpgrade})
 	if got.Recovery != RecoveryRollback || got.RollbackTo != 1 || got.Target != (Target{Revision: 4, IsUpgrade: true}) {
 		t.Errorf("DecideFromLast(2 pending-upgrade) = %+v, want a rollback to 1 and revision 4", got)
 	}

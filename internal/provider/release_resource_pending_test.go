@@ -14,8 +14,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
-	"helm.sh/helm/v3/pkg/release"
-	"helm.sh/helm/v3/pkg/storage/driver"
+	rcommon "helm.sh/helm/v4/pkg/release/common"
+	release "helm.sh/helm/v4/pkg/release/v1"
+	"helm.sh/helm/v4/pkg/storage/driver"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -60,13 +61,17 @@ func revisionRelease(namespace, chartDir, message string) string {
 
 // leavePending rewrites the stored record of the release's revision as an interrupted run
 // leaves it: status pending, nothing else changed.
-func (e *releaseTestEnv) leavePending(t *testing.T, name string, revision int, status release.Status) {
+func (e *releaseTestEnv) leavePending(t *testing.T, name string, revision int, status rcommon.Status) {
 	t.Helper()
 	secrets := driver.NewSecrets(e.kube.CoreV1().Secrets(e.namespace))
 	key := fmt.Sprintf("sh.helm.release.v1.%s.v%d", name, revision)
-	rel, err := secrets.Get(key)
+	stored, err := secrets.Get(key)
 	if err != nil {
 		t.Fatalf("read revision %d of release %s: %v", revision, name, err)
+	}
+	rel, ok := stored.(*release.Release)
+	if !ok {
+		t.Fatalf("revision %d of release %s is a %T", revision, name, stored)
 	}
 	rel.SetStatus(status, "left "+string(status)+" by the test")
 	if err := secrets.Update(key, rel); err != nil {
@@ -105,7 +110,7 @@ func TestAccRelease_pendingUpgradeRendersTheRevisionItWrites(t *testing.T) {
 			{
 				// Revision 2 is left pending-upgrade, as a killed run leaves it: recovery
 				// rolls back to revision 1 (revision 3), then upgrades (revision 4).
-				PreConfig: func() { e.leavePending(t, "rev", 2, release.StatusPendingUpgrade) },
+				PreConfig: func() { e.leavePending(t, "rev", 2, rcommon.StatusPendingUpgrade) },
 				Config:    revisionRelease(e.namespace, chartDir, "two"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(address, plancheck.ResourceActionUpdate),
@@ -132,7 +137,7 @@ func TestAccRelease_pendingUpgradeRendersTheRevisionItWrites(t *testing.T) {
 			},
 			{
 				// A pending install is uninstalled and installed afresh: revision 1 again.
-				PreConfig: func() { e.leavePending(t, "rev", 4, release.StatusPendingInstall) },
+				PreConfig: func() { e.leavePending(t, "rev", 4, rcommon.StatusPendingInstall) },
 				Config:    revisionRelease(e.namespace, chartDir, "three"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectKnownValue(address, tfjsonpath.New("manifests").AtMapKey("ConfigMap/rev"), knownvalue.StringRegexp(regexp.MustCompile(`revision: "1"`))),

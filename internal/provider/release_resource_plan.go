@@ -16,7 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
-	"helm.sh/helm/v3/pkg/release"
+	rcommon "helm.sh/helm/v4/pkg/release/common"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
@@ -106,7 +106,7 @@ func (r *releaseResource) nextApply(ctx context.Context, m *releaseModel, env *r
 	if state == nil {
 		return helmrelease.Decide(nil)
 	}
-	return helmrelease.DecideFromLast(helmrelease.Revision{Version: int(state.Revision.ValueInt64()), Status: release.Status(state.Status.ValueString())})
+	return helmrelease.DecideFromLast(helmrelease.Revision{Version: int(state.Revision.ValueInt64()), Status: rcommon.Status(state.Status.ValueString())})
 }
 
 // rendering is a chart rendered for a release, with its manifests.
@@ -335,7 +335,7 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if len(unknown) > 0 || r.data == nil {
 		plan.Manifests = types.MapUnknown(types.StringType)
 		plan.ChartVersion, plan.AppVersion, plan.ChartDigest = types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
-		plan.Revision, plan.Status = types.Int64Unknown(), types.StringValue(string(release.StatusDeployed))
+		plan.Revision, plan.Status = types.Int64Unknown(), types.StringValue(string(rcommon.StatusDeployed))
 		if len(unknown) > 0 {
 			resp.Diagnostics.AddWarning("Manifests Known After Apply", fmt.Sprintf(
 				"The manifests of release %s cannot be shown in this plan because %s %s not known until apply. The apply renders them once "+
@@ -357,7 +357,7 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	rec, gen := readRedaction(ctx, req.Private), readGenerated(ctx, req.Private)
 	loaded.key, loaded.seed = rec.Key, gen.Seed
 	prior := gen.prior(ctx, env, &plan)
-	if state != nil && state.Status.ValueString() == string(release.StatusDeployed) && state.Revision.ValueInt64() > 0 {
+	if state != nil && state.Status.ValueString() == string(rcommon.StatusDeployed) && state.Revision.ValueInt64() > 0 {
 		// Compare with what the current revision renders: objects that use .Release.Revision or
 		// .Release.IsUpgrade (hooks, often) differ in every revision, and must not make the plan
 		// of an unchanged release non-empty.
@@ -398,7 +398,7 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	plan.AppVersion = types.StringValue(first.loaded.AppVersion)
 	plan.ChartDigest = types.StringValue(first.loaded.Digest)
 	if state == nil || needsUpgrade(&plan, state) {
-		plan.Revision, plan.Status = types.Int64Unknown(), types.StringValue(string(release.StatusDeployed))
+		plan.Revision, plan.Status = types.Int64Unknown(), types.StringValue(string(rcommon.StatusDeployed))
 	} else {
 		plan.Revision, plan.Status = state.Revision, state.Status
 	}
@@ -445,7 +445,7 @@ func sameManifests(rendered map[string]string, state types.Map) bool {
 func needsUpgrade(plan, state *releaseModel) bool {
 	return !plan.Manifests.Equal(state.Manifests) ||
 		!plan.ChartVersion.Equal(state.ChartVersion) ||
-		state.Status.ValueString() != string(release.StatusDeployed)
+		state.Status.ValueString() != string(rcommon.StatusDeployed)
 }
 
 func pluralVerb(n int) string {
