@@ -33,9 +33,9 @@ func (e *releaseTestEnv) readDrawn(name string) (drawnLive, error) {
 	if err != nil {
 		return live, err
 	}
-	session, err := e.kube.CoreV1().Secrets(e.namespace).Get(ctx, name+"-session", metav1.GetOptions{})
-	if err != nil {
-		return live, err
+	var sessionKey string
+	if session, err := e.kube.CoreV1().Secrets(e.namespace).Get(ctx, name+"-session", metav1.GetOptions{}); err == nil {
+		sessionKey = string(session.Data["session-key"])
 	}
 	config, err := e.kube.CoreV1().ConfigMaps(e.namespace).Get(ctx, name+"-config", metav1.GetOptions{})
 	if err != nil {
@@ -47,7 +47,7 @@ func (e *releaseTestEnv) readDrawn(name string) (drawnLive, error) {
 	}
 	return drawnLive{
 		htpasswd: string(auth.Data["auth"]), ca: string(tls.Data["ca.crt"]), cert: string(tls.Data["tls.crt"]), key: string(tls.Data["tls.key"]),
-		appIni: config.Data["app.ini"], sessionKey: string(session.Data["session-key"]),
+		appIni: config.Data["app.ini"], sessionKey: sessionKey,
 		checksum: deployment.Spec.Template.Annotations["checksum/session"],
 	}, nil
 }
@@ -81,120 +81,163 @@ func (l drawnLive) certificate() (*x509.Certificate, error) {
 // secretKey is the drawn line of app.ini.
 func (l drawnLive) secretKey() string { return strings.Split(l.appIni, "\n")[0] }
 
-// Values a chart draws follow what they are drawn from: a rotated password reaches the live
-// htpasswd, a changed host the live certificate, a changed setting the file that also holds a
-// drawn key; an unrelated change keeps every drawn value, and the plan after the install of a
-// chart that reads a generated Secret back with lookup is empty.
-func TestAccRelease_drawnValuesFollowTheirInputs(t *testing.T) {
+// The install of a chart that draws a Secret and reads it back with lookup afterwards (its
+// pods carrying a checksum of it) applies what the next plan renders: that plan is empty, and
+// an unrelated change keeps the Secret and the checksum.
+func TestAccRelease_lookupOrGenerateInstallPlansEmpty(t *testing.T) {
 	e := testAccRelease(t)
-	const address = "gitlabk8s_release.drw"
-	config := func(password, host, level, message string) string {
-		return e.fixtureRelease("drw", "drawn", fmt.Sprintf(`  set = { host = %q, level = %q, message = %q }
-  set_sensitive = { password = %q }`, host, level, message, password))
+	config := func(message string) string {
+		return e.fixtureRelease("lkp", "drawn", fmt.Sprintf(`  set = { message = %q }`, message))
 	}
 	var installed drawnLive
-	// each reads the live values and checks them against what came before.
-	each := func(check func(before, after drawnLive) error) resource.TestCheckFunc {
+	testAccResourceTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			// The plan after each apply must be empty, which terraform-plugin-testing checks.
+			{Config: config("hello"), Check: func(*terraform.State) (err error) {
+				installed, err = e.readDrawn("lkp")
+				if err == nil && len(installed.sessionKey) != 32 {
+					err = fmt.Errorf("session key %q", installed.sessionKey)
+				}
+				return err
+			}},
+			{Config: config("changed"), Check: func(*terraform.State) error {
+				live, err := e.readDrawn("lkp")
+				if err != nil {
+					return err
+				}
+				if live.sessionKey != installed.sessionKey || live.checksum != installed.checksum {
+					return fmt.Errorf("an unrelated change changed the session key (%q -> %q) or its checksum (%q -> %q)",
+						installed.sessionKey, live.sessionKey, installed.checksum, live.checksum)
+				}
+				return nil
+			}},
+		},
+	})
+}
+
+// drawnInputs are the inputs of the fixture "drawn" that its drawn values are drawn from.
+type drawnInputs struct{ password, host, level, message string }
+
+// testDrawnValueFollows installs the fixture "drawn" with before, checks that an unrelated
+// change keeps every drawn value, then applies after with the checks of the last step.
+func testDrawnValueFollows(t *testing.T, before, after drawnInputs, last resource.TestStep, check func(before, after drawnLive) error) {
+	e := testAccRelease(t)
+	config := func(in drawnInputs) string {
+		return e.fixtureRelease("drw", "drawn", fmt.Sprintf(`  set = { host = %q, level = %q, message = %q, "session.enabled" = false }
+  set_sensitive = { password = %q }`, in.host, in.level, in.message, in.password))
+	}
+	var installed drawnLive
+	read := func(check func(live drawnLive) error) resource.TestCheckFunc {
 		return func(*terraform.State) error {
 			live, err := e.readDrawn("drw")
 			if err != nil {
 				return err
 			}
-			if err := check(installed, live); err != nil {
-				return err
-			}
-			installed = live
-			return nil
+			return check(live)
 		}
 	}
-	unchanged := func(what string, before, after string) error {
-		if before != after {
-			return fmt.Errorf("%s changed:\n%s\n->\n%s", what, before, after)
-		}
-		return nil
-	}
+	unrelated := before
+	unrelated.message = "changed"
+	after.message = unrelated.message
+	last.Config = config(after)
+	last.Check = read(func(live drawnLive) error { return check(installed, live) })
 	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
-			{
-				// The install applies what the next plan renders: after it, the plan is empty
-				// (checked after every step), the checksum of the looked-up Secret included.
-				Config: config("first-password", "a.example.test", "info", "hello"),
-				Check: each(func(_, live drawnLive) error {
-					if !live.passwordVerifies("first-password") {
-						return fmt.Errorf("htpasswd %q does not verify the password", live.htpasswd)
-					}
-					if cert, err := live.certificate(); err != nil || cert.Subject.CommonName != "a.example.test" {
-						return fmt.Errorf("certificate %v: %v", cert.Subject, err)
-					}
-					return nil
-				}),
-			},
+			// The plan after each apply must be empty, which terraform-plugin-testing checks.
+			{Config: config(before), Check: read(func(live drawnLive) error {
+				installed = live
+				if !live.passwordVerifies(before.password) {
+					return fmt.Errorf("htpasswd %q does not verify the password", live.htpasswd)
+				}
+				if cert, err := live.certificate(); err != nil || cert.Subject.CommonName != before.host {
+					return fmt.Errorf("certificate %v: %v", cert.Subject, err)
+				}
+				return nil
+			})},
 			{
 				// An unrelated change changes only its own line and keeps every drawn value.
-				Config: config("first-password", "a.example.test", "info", "changed"),
+				Config: config(unrelated),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					expectManifestChanges(address, map[string]*manifestLines{
+					expectManifestChanges("gitlabk8s_release.drw", map[string]*manifestLines{
 						"ConfigMap/drw-config": {removed: []string{`message: hello`}, added: []string{`message: changed`}},
 					}),
 				}},
-				Check: each(func(before, after drawnLive) error {
+				Check: read(func(live drawnLive) error {
 					for _, pair := range [][3]string{
-						{"htpasswd", before.htpasswd, after.htpasswd}, {"CA", before.ca, after.ca}, {"certificate", before.cert, after.cert},
-						{"key", before.key, after.key}, {"app.ini", before.appIni, after.appIni}, {"session key", before.sessionKey, after.sessionKey},
-						{"checksum", before.checksum, after.checksum},
+						{"htpasswd", installed.htpasswd, live.htpasswd}, {"CA", installed.ca, live.ca}, {"certificate", installed.cert, live.cert},
+						{"key", installed.key, live.key}, {"app.ini", installed.appIni, live.appIni},
 					} {
-						if err := unchanged(pair[0], pair[1], pair[2]); err != nil {
-							return err
+						if pair[1] != pair[2] {
+							return fmt.Errorf("an unrelated change changed the %s:\n%s\n->\n%s", pair[0], pair[1], pair[2])
 						}
 					}
 					return nil
 				}),
 			},
-			{
-				// A rotated password rotates: the new one verifies, the old one no longer does.
-				Config: config("second-password", "a.example.test", "info", "changed"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectUnknownValue(address, tfjsonpathManifest("Secret/drw-auth")),
-				}},
-				Check: each(func(before, after drawnLive) error {
-					if !after.passwordVerifies("second-password") || after.passwordVerifies("first-password") {
-						return fmt.Errorf("the live htpasswd %q does not verify the rotated password, or still verifies the old one", after.htpasswd)
-					}
-					return unchanged("app.ini", before.appIni, after.appIni)
-				}),
-			},
-			{
-				// A changed host reaches the certificate, signed by the CA beside it.
-				Config: config("second-password", "b.example.test", "info", "changed"),
-				Check: each(func(before, after drawnLive) error {
-					cert, err := after.certificate()
-					if err != nil {
-						return err
-					}
-					if cert.Subject.CommonName != "b.example.test" {
-						return fmt.Errorf("the live certificate names %s, not the new host", cert.Subject.CommonName)
-					}
-					if !after.passwordVerifies("second-password") {
-						return fmt.Errorf("the htpasswd changed with the host")
-					}
-					return unchanged("session key", before.sessionKey, after.sessionKey)
-				}),
-			},
-			{
-				// A changed setting reaches the file, and the key drawn beside it stays; the plan
-				// shows the change, since the apply draws the key alike.
-				Config: config("second-password", "b.example.test", "debug", "changed"),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectKnownValue(address, tfjsonpathManifest("ConfigMap/drw-config"), knownStringContaining("log_level = debug")),
-				}},
-				Check: each(func(before, after drawnLive) error {
-					if !strings.Contains(after.appIni, "log_level = debug") {
-						return fmt.Errorf("the live file says:\n%s", after.appIni)
-					}
-					return unchanged("the drawn key", before.secretKey(), after.secretKey())
-				}),
-			},
+			last,
 		},
+	})
+}
+
+var drawnDefaults = drawnInputs{password: "first-password", host: "a.example.test", level: "info", message: "hello"}
+
+// A rotated password passed to htpasswd rotates: the live file verifies the new one and no
+// longer the old one.
+func TestAccRelease_rotatedPasswordRotates(t *testing.T) {
+	after := drawnDefaults
+	after.password = "second-password"
+	testDrawnValueFollows(t, drawnDefaults, after, resource.TestStep{
+		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+			plancheck.ExpectUnknownValue("gitlabk8s_release.drw", tfjsonpathManifest("Secret/drw-auth")),
+		}},
+	}, func(before, after drawnLive) error {
+		if !after.passwordVerifies("second-password") || after.passwordVerifies("first-password") {
+			return fmt.Errorf("the live htpasswd %q does not verify the rotated password, or still verifies the old one", after.htpasswd)
+		}
+		if before.appIni != after.appIni {
+			return fmt.Errorf("app.ini changed with the password")
+		}
+		return nil
+	})
+}
+
+// A changed host reaches the live certificate, signed by the CA beside it.
+func TestAccRelease_certificateFollowsItsHost(t *testing.T) {
+	after := drawnDefaults
+	after.host = "b.example.test"
+	testDrawnValueFollows(t, drawnDefaults, after, resource.TestStep{}, func(before, after drawnLive) error {
+		cert, err := after.certificate()
+		if err != nil {
+			return err
+		}
+		if cert.Subject.CommonName != "b.example.test" {
+			return fmt.Errorf("the live certificate names %s, not the new host", cert.Subject.CommonName)
+		}
+		if !after.passwordVerifies("first-password") || before.appIni != after.appIni {
+			return fmt.Errorf("the htpasswd or app.ini changed with the host")
+		}
+		return nil
+	})
+}
+
+// A changed setting reaches the file, and the key drawn beside it stays; the plan shows the
+// change, since the apply draws the key alike.
+func TestAccRelease_settingBesideADrawnKeyIsApplied(t *testing.T) {
+	after := drawnDefaults
+	after.level = "debug"
+	testDrawnValueFollows(t, drawnDefaults, after, resource.TestStep{
+		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+			plancheck.ExpectKnownValue("gitlabk8s_release.drw", tfjsonpathManifest("ConfigMap/drw-config"), knownStringContaining("log_level = debug")),
+		}},
+	}, func(before, after drawnLive) error {
+		if !strings.Contains(after.appIni, "log_level = debug") {
+			return fmt.Errorf("the live file says:\n%s", after.appIni)
+		}
+		if before.secretKey() != after.secretKey() {
+			return fmt.Errorf("the drawn key changed with the setting beside it: %s -> %s", before.secretKey(), after.secretKey())
+		}
+		return nil
 	})
 }
