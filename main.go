@@ -4,7 +4,8 @@ package main
 import (
 	"context"
 	"flag"
-	"log"
+	"fmt"
+	"os"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
@@ -24,6 +25,8 @@ func main() {
 		Debug:   debug,
 	})
 	if err != nil {
-		log.Fatal(err.Error())
+		// Not the log package: the provider discards it (helmrelease.DiscardDefaultLogs).
+		fmt.Fprintln(os.Stderr, err.Error())
+		os.Exit(1)
 	}
 }

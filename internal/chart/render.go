@@ -94,6 +94,12 @@ type Rendered struct {
 	pass    *pass
 }
 
+// DefaultKubeVersion is .Capabilities.KubeVersion when neither the configuration nor a
+// cluster gives one: Helm 3's default, which every plan without either rendered with. Helm 4's
+// own default is the Kubernetes version of its client libraries (1.20 in test binaries), so
+// it would change such plans with each upgrade of the libraries, and differ in tests.
+const DefaultKubeVersion = "v1.20.0"
+
 // DefaultAPIVersions returns Helm's default .Capabilities.APIVersions, the
 // API versions compiled into Helm, for rendering without a cluster.
 func DefaultAPIVersions() []string {
@@ -271,13 +277,15 @@ func takeNotes(files map[string]string, chartName string) string {
 // from a cluster.
 func capabilities(o RenderOptions) (*common.Capabilities, error) {
 	caps := common.DefaultCapabilities.Copy()
-	if o.KubeVersion != "" {
-		parsed, err := common.ParseKubeVersion(o.KubeVersion)
-		if err != nil {
-			return nil, fmt.Errorf("kubernetes version %q: %w", o.KubeVersion, err)
-		}
-		caps.KubeVersion = *parsed
+	version := o.KubeVersion
+	if version == "" {
+		version = DefaultKubeVersion
 	}
+	parsed, err := common.ParseKubeVersion(version)
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes version %q: %w", version, err)
+	}
+	caps.KubeVersion = *parsed
 	if len(o.APIVersions) > 0 {
 		caps.APIVersions = append(common.VersionSet(nil), o.APIVersions...)
 	}

@@ -145,6 +145,26 @@ func TestRender_randomChartDiffersBetweenRenders(t *testing.T) {
 	}
 }
 
+// Helm 4's default .Capabilities.KubeVersion is 1.20 in test binaries and its client
+// libraries' version in others; the provider's default is neither's, so a plan without a
+// cluster renders alike in both. The test gives Helm the default of a production binary.
+func TestRender_defaultKubeVersionIsNotHelms(t *testing.T) {
+	helms := common.DefaultCapabilities
+	t.Cleanup(func() { common.DefaultCapabilities = helms })
+	production, err := common.ParseKubeVersion("v1.37.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	common.DefaultCapabilities = &common.Capabilities{KubeVersion: *production, APIVersions: helms.APIVersions, HelmVersion: helms.HelmVersion}
+	caps, err := Capabilities(RenderOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := caps.KubeVersion; got.Version != "v1.20.0" || got.Major != "1" || got.Minor != "20" || got.String() != "v1.20.0" {
+		t.Errorf("default KubeVersion = %+v (%s), want v1.20.0", got, got.String())
+	}
+}
+
 func TestRender_capabilities(t *testing.T) {
 	l := inMemoryChart("caps", map[string]string{
 		"templates/cm.yaml": `apiVersion: v1
@@ -166,7 +186,7 @@ data:
 		{
 			name: "defaults",
 			o:    RenderOptions{},
-			want: map[string]any{"kube": common.DefaultCapabilities.KubeVersion.Version, "minor": common.DefaultCapabilities.KubeVersion.Minor, "widgets": "false", "apps": "true"},
+			want: map[string]any{"kube": "v1.20.0", "minor": "20", "widgets": "false", "apps": "true"},
 		},
 		{
 			name: "cluster version and API versions",

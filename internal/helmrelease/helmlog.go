@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // helmLog is the slog handler Helm 4 logs to for this client: each record becomes one line
@@ -83,4 +84,17 @@ func (h *lineHandler) WithGroup(name string) slog.Handler {
 		return h
 	}
 	return &lineHandler{log: h.log, attrs: h.attrs, groups: append(slices.Clone(h.groups), name)}
+}
+
+var discardDefaultLogs sync.Once
+
+// DiscardDefaultLogs makes slog's default logger, and with it the standard log package,
+// discard everything, once per process. Helm 4 logs part of what it does there rather than to
+// the logger it is given (the template engine's lookups, a chart's dependency conditions, the
+// manifest sorter, a hook's failed cleanup with log.Printf), with no release to tell whose
+// values to hide; such a line would reach the provider's log unredacted.
+func DiscardDefaultLogs() {
+	discardDefaultLogs.Do(func() {
+		slog.SetDefault(slog.New(slog.DiscardHandler))
+	})
 }

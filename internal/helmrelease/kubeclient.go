@@ -61,38 +61,26 @@ func (w *helmWaiter) WaitForDelete(resources helmkube.ResourceList, timeout time
 	return w.client.waiter.waitDeleted(w.client.ctx, refsOf(resources), timeout)
 }
 
-// WatchUntilReady waits for hooks. Hook Jobs are waited for like the release's objects, so a
-// failed one fails at once, naming its pod and why it ended; one that is gone has finished. Other hooks (Pods, which Helm
-// waits for until they succeed) go to Helm's watch; it has no context, so it runs aside and the
-// call returns when the context is cancelled; the watch itself ends at Helm's timeout.
+// WatchUntilReady waits for hooks as Helm's hook watch does, for Jobs to complete and Pods to
+// succeed, and like the release's objects otherwise: a failed one fails at once, naming its pod
+// and why it ended; one that is gone has finished. Helm takes a hook of any other kind as ready
+// once created.
 func (w *helmWaiter) WatchUntilReady(resources helmkube.ResourceList, timeout time.Duration) error {
-	var jobs, others helmkube.ResourceList
+	var hooks []objectRef
 	for _, info := range resources {
-		if ref := refOf(info); ref.Kind == "Job" && ref.Resource.Group == "batch" {
-			jobs = append(jobs, info)
-		} else {
-			others = append(others, info)
+		if ref := refOf(info); isHookToWaitFor(ref) {
+			hooks = append(hooks, ref)
 		}
 	}
-	ctx := w.client.ctx
-	if err := w.client.waiter.waitHooks(ctx, refsOf(jobs), timeout); err != nil {
+	if err := w.client.waiter.waitHooks(w.client.ctx, hooks, timeout); err != nil {
 		return fmt.Errorf("hook failed: %w", err)
 	}
-	if len(others) == 0 {
-		return nil
-	}
-	helms, err := w.client.Client.GetWaiter(helmkube.HookOnlyStrategy)
-	if err != nil {
-		return err
-	}
-	done := make(chan error, 1)
-	go func() { done <- helms.WatchUntilReady(others, timeout) }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	}
+	return nil
+}
+
+// isHookToWaitFor reports whether Helm waits for a hook of ref's kind: a Job or a Pod.
+func isHookToWaitFor(ref objectRef) bool {
+	return ref.Resource.Group == "batch" && ref.Kind == "Job" || ref.Resource.Group == "" && ref.Kind == "Pod"
 }
 
 // refsOf names the objects of Helm's resource list.

@@ -170,6 +170,7 @@ func (w *waiter) waitReady(ctx context.Context, refs []objectRef, timeout time.D
 // waitHooks is waitReady for hooks, which exist when the wait starts: a hook that is gone has
 // finished, as Helm's hook watch takes a deletion. A Job with `ttlSecondsAfterFinished: 0`
 // (ingress-nginx's certificate Jobs) is deleted the moment it completes, often between polls.
+// A hook Pod is done when it has succeeded, not when it is ready.
 func (w *waiter) waitHooks(ctx context.Context, refs []objectRef, timeout time.Duration) error {
 	return w.wait(ctx, refs, timeout, true)
 }
@@ -267,11 +268,54 @@ func (w *waiter) evaluate(ctx context.Context, refs []objectRef, since time.Time
 		events = append(events, list...)
 	}
 	result := readiness.Evaluate(readiness.Input{Objects: objects, Pods: pods, Events: events, Since: since})
+	if goneIsDone {
+		w.awaitHookPods(&result, objects)
+	}
 	if len(missing) > 0 {
 		result.Ready = false
 		result.Progress = append(result.Progress, missing...)
 	}
 	return result, nil
+}
+
+// awaitHookPods makes result wait for the Pods of objects, hooks, as Helm does: until they
+// have succeeded, not only until they are ready; a Pod that failed fails the hook.
+func (w *waiter) awaitHookPods(result *readiness.Result, objects []*unstructured.Unstructured) {
+	for _, obj := range objects {
+		if obj.GetKind() != "Pod" || obj.GroupVersionKind().Group != "" {
+			continue
+		}
+		key := manifest.Key(obj.Object, obj.GetNamespace())
+		phase, _, _ := unstructured.NestedString(obj.Object, "status", "phase")
+		switch phase {
+		case "Succeeded":
+			continue
+		case "Failed":
+			result.Ready = false
+			result.Failures = append(result.Failures, hookPodFailure(obj, key))
+			continue
+		case "":
+			phase = "Pending"
+		}
+		result.Ready = false
+		if !slices.ContainsFunc(result.Progress, func(p readiness.Progress) bool { return p.Object == key }) {
+			result.Progress = append(result.Progress, readiness.Progress{Object: key, Status: phase})
+		}
+	}
+}
+
+// hookPodFailure describes a hook Pod that failed, with the reason and message of its status.
+func hookPodFailure(pod *unstructured.Unstructured, key string) readiness.Failure {
+	reason, _, _ := unstructured.NestedString(pod.Object, "status", "reason")
+	message, _, _ := unstructured.NestedString(pod.Object, "status", "message")
+	if reason == "" {
+		reason = "Failed"
+	}
+	text := "pod " + pod.GetName() + " failed"
+	if message != "" {
+		text += ": " + message
+	}
+	return readiness.Failure{Object: key, Reason: reason, Message: text}
 }
 
 // waitDeleted polls refs until none of them exists any more.

@@ -10,6 +10,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
 )
 
 // RegistryAddress is where the provider is published.
@@ -28,6 +30,9 @@ type gitlabk8sProvider struct {
 
 // New returns a constructor of the provider, as providerserver.Serve expects.
 func New(version string) func() provider.Provider {
+	// Helm's lines without a release would reach the log unredacted; its actions log to each
+	// release's log instead (helmrelease.Options.Log).
+	helmrelease.DiscardDefaultLogs()
 	return func() provider.Provider {
 		return &gitlabk8sProvider{version: version, getenv: os.Getenv}
 	}
