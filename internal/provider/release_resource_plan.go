@@ -167,8 +167,7 @@ func (r *releaseResource) load(ctx context.Context, m *releaseModel, diags *diag
 	}
 	out.inputs = values
 	if out.values, err = chart.MergeValues(values); err != nil {
-		diags.AddAttributeError(valuesErrorPath(err), "Invalid Values", fmt.Sprintf(
-			"The values of release %s could not be merged. Fix the YAML document or the --set path named below.\n\n%s", m.releaseID(), redactor.String(err.Error())))
+		diags.Append(valuesDiagnostic(m.releaseID(), err, redactor.String))
 		return nil
 	}
 	return out
