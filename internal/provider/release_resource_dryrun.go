@@ -20,6 +20,7 @@ import (
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/kube"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/refusal"
 )
 
 // dryRunConcurrency bounds the dry-run requests in flight for one release.
@@ -276,7 +277,7 @@ func addDryRunWarnings(m *releaseModel, o dryRunOutcome, object, enforce string,
 	at := path.Root("manifests").AtMapKey(o.key)
 	var other []string
 	for _, w := range o.result.Warnings {
-		if enforce != "" && strings.Contains(w, `would violate PodSecurity "`+enforce+":") {
+		if level, ok := refusal.PodSecurityViolation(w); ok && enforce != "" && level == enforce {
 			diags.AddAttributeError(at, "Pods Refused by Pod Security", fmt.Sprintf(
 				"Release %s: namespace %s enforces the %q Pod Security level, and the pods of %s would not meet it, so they would "+
 					"never be created. Change the pod template (securityContext, volumes, host namespaces) to meet the level.\n\n%s",
