@@ -12,7 +12,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -126,12 +125,7 @@ func changedObjects(m, state *releaseModel, env *renderEnv, rendered *rendering)
 	namespace := m.Namespace.ValueString()
 	var previous map[string]string
 	if state != nil {
-		previous = map[string]string{}
-		for k, v := range state.Manifests.Elements() {
-			if s, ok := v.(types.String); ok && !s.IsUnknown() && !s.IsNull() {
-				previous[k] = s.ValueString()
-			}
-		}
+		previous, _ = plannedManifests(state.Manifests)
 	}
 	var out []changedObject
 	for i, obj := range rendered.rendered.Objects {

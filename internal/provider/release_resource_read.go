@@ -218,15 +218,15 @@ func liveRedactor(desired []manifest.Object, state *releaseModel, sensitive []st
 	if err != nil {
 		return plain
 	}
-	recorded := state.Manifests.Elements()
+	recorded, _ := plannedManifests(state.Manifests)
 	var real, shown []manifest.Object
 	for _, key := range slices.Sorted(maps.Keys(applied)) {
-		s, ok := recorded[key].(types.String)
-		if !ok || s.IsNull() || s.IsUnknown() {
+		text, ok := recorded[key]
+		if !ok {
 			continue
 		}
 		a, errA := manifest.SplitDocuments(applied[key])
-		b, errB := manifest.SplitDocuments(s.ValueString())
+		b, errB := manifest.SplitDocuments(text)
 		if errA != nil || errB != nil || len(a) != 1 || len(b) != 1 {
 			return plain
 		}
