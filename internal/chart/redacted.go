@@ -17,10 +17,6 @@ type Redaction struct {
 	Sensitive []string
 	// Key keys the markers (see manifest.NewKeyedRedactor); nil gives markers without a hash.
 	Key []byte
-	// Legacy redacts as states written before keys existed were: Secret values as unkeyed
-	// SHA-256 markers, other values only where they occur literally. Only to compare with such
-	// a state, never to show anything new.
-	Legacy bool
 	// IsNamespaced says whether a kind is namespaced; nil means manifest.BuiltinIsNamespaced.
 	IsNamespaced func(apiVersion, kind string) bool
 }
@@ -38,8 +34,6 @@ type RedactedRendering struct {
 	// Redactor hides the sensitive values and what was derived from them: use it on every
 	// error message and log line about the release.
 	Redactor *manifest.Redactor
-
-	literal []string // the sensitive values, for LegacyManifests
 }
 
 // ErrRedaction is wrapped by the errors of RedactStable that come from the comparison with
@@ -57,7 +51,7 @@ var ErrRedaction = errors.New("cannot tell what the chart derives from its sensi
 // rendering changes with the sensitive values, or the chart fails to render with the
 // substitutes, the error wraps ErrRedaction: nothing is shown rather than something that may
 // be a secret. Markers are HMACs keyed with red.Key, or "(sensitive value)" alone without a
-// key (see manifest.NewKeyedRedactor); red.Legacy is ignored: LegacyManifests gives that form.
+// key (see manifest.NewKeyedRedactor).
 // A template error is redacted by RedactRenderError.
 func RedactStable(ctx context.Context, l *Loaded, v Values, o RenderOptions, rendered *Rendered, red Redaction) (*RedactedRendering, error) {
 	values, err := MergeValues(v)
@@ -66,7 +60,7 @@ func RedactStable(ctx context.Context, l *Loaded, v Values, o RenderOptions, ren
 	}
 	inputs := v.SensitiveInputs()
 	literal := append(slices.Clone(inputs), red.Sensitive...)
-	out := &RedactedRendering{Rendered: rendered, Values: values, literal: literal}
+	out := &RedactedRendering{Rendered: rendered, Values: values}
 	if len(inputs) > 0 {
 		if out.Derived, err = findDerived(ctx, l, v, o, rendered, nil); err != nil {
 			return nil, err
@@ -162,13 +156,6 @@ func (out *RedactedRendering) manifests(r *Rendered, red Redaction) (map[string]
 		return nil, &ManifestsError{Err: err}
 	}
 	return manifests, nil
-}
-
-// LegacyManifests returns the manifests as states written before keys existed hold them:
-// Secret values as unkeyed SHA-256 markers, derived scalars as "(sensitive value)". Only to
-// tell whether such a state is unchanged, never to show.
-func (out *RedactedRendering) LegacyManifests(red Redaction) (map[string]string, error) {
-	return RedactedManifests(out.Rendered, red.Namespace, manifest.NewDerivedRedactor(out.literal, out.Derived), red.IsNamespaced)
 }
 
 // ObjectDigests returns a keyed digest of each unredacted object by its key in Manifests (see

@@ -141,8 +141,7 @@ metadata:
 }
 
 // TestRedactStable_markersAreKeyed checks the markers of the plan's path: HMACs with the
-// release's key, none without a key, and the unkeyed SHA-256 Secret markers only in
-// LegacyManifests, the form of states written before keys existed.
+// release's key, none without a key.
 func TestRedactStable_markersAreKeyed(t *testing.T) {
 	l := loadFixture(t, "secret-forms")
 	o := RenderOptions{ReleaseName: "web", Namespace: "review-x"}
@@ -184,13 +183,6 @@ func TestRedactStable_markersAreKeyed(t *testing.T) {
 	plain := redact(strongPassword, nil)
 	if all := joinManifests(plain.Manifests); strings.Contains(all, "hmac:") || strings.Contains(all, "sha256:") {
 		t.Errorf("without a key the markers carry a hash:\n%s", all)
-	}
-	legacy, err := a.LegacyManifests(Redaction{Namespace: "review-x"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(legacy["Secret/web-forms"], "admin-password: (sensitive value sha256:") || !strings.Contains(legacy["ConfigMap/web-forms"], "dsn: (sensitive value)") {
-		t.Errorf("LegacyManifests is not the form of states written before keys existed:\n%s", joinManifests(legacy))
 	}
 }
 

@@ -85,8 +85,7 @@ func (rendered *rendering) keepUnchanged(state *releaseModel, rec manifest.Redac
 		rendered.manifests = kept
 		return
 	}
-	legacy, _ := rendered.redacted.LegacyManifests(rendered.redaction)
-	rendered.manifests = manifest.KeepUnchanged(rendered.manifests, old, legacy, digests, rec.Digests)
+	rendered.manifests = manifest.KeepUnchanged(rendered.manifests, old, digests, rec.Digests)
 }
 
 // recordApplied records in private the key of rec, drawn if needed, and the digests of the
