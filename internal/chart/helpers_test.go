@@ -2,6 +2,7 @@ package chart
 
 import (
 	"context"
+	"errors"
 	"sort"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"helm.sh/helm/v4/pkg/chart/common"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chartserver"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 )
 
 // loadFixture loads testdata/charts/<name> at the repository root.
@@ -82,4 +84,19 @@ func joinManifests(manifests map[string]string) string {
 // templateFile is a chart template named name.
 func templateFile(name, text string) *common.File {
 	return &common.File{Name: name, Data: []byte(text)}
+}
+
+// renderRedacted renders l as a plan does: RenderStable without a prior rendering, then
+// RedactStable; a template error is redacted by RedactRenderError.
+func renderRedacted(ctx context.Context, l *Loaded, v Values, o RenderOptions, red Redaction) (*RedactedRendering, error) {
+	values, err := MergeValues(v)
+	if err != nil {
+		return nil, err
+	}
+	rendered, err := RenderStable(ctx, l, values, o, nil)
+	if err != nil {
+		redactor := manifest.NewKeyedRedactor(append(v.SensitiveInputs(), red.Sensitive...), red.Key, nil)
+		return nil, errors.New(RedactRenderError(ctx, l, v, o, err, redactor))
+	}
+	return RedactStable(ctx, l, v, o, rendered, red)
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 )
 
-// Redaction says how RenderRedacted hides what a rendering derives from sensitive values.
+// Redaction says how RedactStable hides what a rendering derives from sensitive values.
 type Redaction struct {
 	// Namespace is the release's namespace, for the manifests' keys.
 	Namespace string
@@ -17,10 +17,6 @@ type Redaction struct {
 	Sensitive []string
 	// Key keys the markers (see manifest.NewKeyedRedactor); nil gives markers without a hash.
 	Key []byte
-	// Legacy redacts as states written before keys existed were: Secret values as unkeyed
-	// SHA-256 markers, other values only where they occur literally. Only to compare with such
-	// a state, never to show anything new.
-	Legacy bool
 	// IsNamespaced says whether a kind is namespaced; nil means manifest.BuiltinIsNamespaced.
 	IsNamespaced func(apiVersion, kind string) bool
 }
@@ -33,77 +29,30 @@ type RedactedRendering struct {
 	Values map[string]any
 	// Manifests are the redacted manifests by key, as chart.Manifests gives them.
 	Manifests map[string]string
-	// Varying are the keys of the objects that came out differently in a second rendering of
-	// the same inputs (randAlphaNum, now), sorted.
-	Varying []string
 	// Derived is what the rendering derived from the sensitive values; nil when there are none.
 	Derived *manifest.Derived
 	// Redactor hides the sensitive values and what was derived from them: use it on every
 	// error message and log line about the release.
 	Redactor *manifest.Redactor
-
-	literal []string // the sensitive values, for ManifestsWithKey
 }
 
-// ErrRedaction is wrapped by the errors of RenderRedacted that come from the comparison with
+// ErrRedaction is wrapped by the errors of RedactStable that come from the comparison with
 // substituted values rather than from the chart itself.
 var ErrRedaction = errors.New("cannot tell what the chart derives from its sensitive values")
 
-// RenderRedacted renders l with values v as Render does, and redacts without knowing the
-// chart's template functions: it renders again with every sensitive input (set_sensitive
-// values, the leaves of sensitive documents) replaced by another value of the same length and
-// character classes, twice with different substitutes, and every scalar or key that comes out
-// differently is derived from a sensitive input and replaced whole by a marker (see
-// manifest.FindDerived). It renders once more with the real inputs, so what differs by itself
-// (randAlphaNum) is reported in Varying rather than taken for a sensitive value.
-//
-// Errors are redacted too: a template error is compared with the same error rendered from the
-// substitutes, and what differs is hidden. Where the structure of the rendering changes with
-// the sensitive values, or the chart fails to render with the substitutes, the error wraps
-// ErrRedaction: nothing is shown rather than something that may be a secret.
-func RenderRedacted(ctx context.Context, l *Loaded, v Values, o RenderOptions, red Redaction) (*RedactedRendering, error) {
-	values, err := MergeValues(v)
-	if err != nil {
-		return nil, err
-	}
-	inputs := v.SensitiveInputs()
-	literal := append(slices.Clone(inputs), red.Sensitive...)
-	out := &RedactedRendering{Values: values, Redactor: manifest.NewKeyedRedactor(literal, red.Key, nil), literal: literal}
-	if red.Legacy {
-		out.Redactor = manifest.NewRedactor(literal)
-	}
-	out.Rendered, err = Render(ctx, l, values, o)
-	if err != nil {
-		return nil, out.renderError(ctx, l, v, o, len(inputs) > 0, err)
-	}
-	same, err := Render(ctx, l, values, o)
-	if err != nil {
-		return nil, out.renderError(ctx, l, v, o, len(inputs) > 0, err)
-	}
-	if len(inputs) > 0 && !red.Legacy {
-		if out.Derived, err = findDerived(ctx, l, v, o, out.Rendered, same); err != nil {
-			return nil, err
-		}
-		out.Redactor = manifest.NewKeyedRedactor(literal, red.Key, out.Derived)
-	}
-	if out.Manifests, err = out.manifests(out.Rendered, red); err != nil {
-		return nil, err
-	}
-	again, err := out.manifests(same, red)
-	if err != nil {
-		return nil, err
-	}
-	out.Varying = varyingKeys(out.Manifests, again)
-	return out, nil
-}
-
-// RedactStable redacts rendered, a rendering of l with values v made by RenderStable, as
-// RenderRedacted does: every scalar or key that comes out differently with substitutes for
-// the sensitive inputs is replaced by a marker. Every object is compared, those with
-// generated values too: a value kept from the last revision is then hidden where a fresh
-// draw differs from it, so a generated value that mixes in a sensitive one never shows.
-// Markers are HMACs keyed with red.Key, or "(sensitive value)" alone without a key (see
-// manifest.NewKeyedRedactor); red.Legacy is ignored: LegacyManifests gives that form.
+// RedactStable redacts rendered, a rendering of l with values v made by RenderStable, without
+// knowing the chart's template functions: it renders again with every sensitive input
+// (set_sensitive values, the leaves of sensitive documents) replaced by another value of the
+// same length and character classes, twice with different substitutes, and every scalar or key
+// that comes out differently is derived from a sensitive input and replaced whole by a marker
+// (see manifest.FindDerived). Every object is compared, those with generated values too: a
+// value kept from the last revision is then hidden where a fresh draw differs from it, so a
+// generated value that mixes in a sensitive one never shows. Where the structure of the
+// rendering changes with the sensitive values, or the chart fails to render with the
+// substitutes, the error wraps ErrRedaction: nothing is shown rather than something that may
+// be a secret. Markers are HMACs keyed with red.Key, or "(sensitive value)" alone without a
+// key (see manifest.NewKeyedRedactor).
+// A template error is redacted by RedactRenderError.
 func RedactStable(ctx context.Context, l *Loaded, v Values, o RenderOptions, rendered *Rendered, red Redaction) (*RedactedRendering, error) {
 	values, err := MergeValues(v)
 	if err != nil {
@@ -111,7 +60,7 @@ func RedactStable(ctx context.Context, l *Loaded, v Values, o RenderOptions, ren
 	}
 	inputs := v.SensitiveInputs()
 	literal := append(slices.Clone(inputs), red.Sensitive...)
-	out := &RedactedRendering{Rendered: rendered, Values: values, literal: literal}
+	out := &RedactedRendering{Rendered: rendered, Values: values}
 	if len(inputs) > 0 {
 		if out.Derived, err = findDerived(ctx, l, v, o, rendered, nil); err != nil {
 			return nil, err
@@ -162,17 +111,6 @@ func findDerived(ctx context.Context, l *Loaded, v Values, o RenderOptions, real
 	return derived, nil
 }
 
-// renderError redacts the error of a rendering with the real inputs (see RedactRenderError).
-func (out *RedactedRendering) renderError(ctx context.Context, l *Loaded, v Values, o RenderOptions, hasInputs bool, err error) error {
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		return ctxErr
-	}
-	if !hasInputs {
-		return errors.New(out.Redactor.String(err.Error()))
-	}
-	return errors.New(RedactRenderError(ctx, l, v, o, err, out.Redactor))
-}
-
 // RedactRenderError returns the message of err, an error of rendering l with values v, with
 // what the sensitive inputs put into it hidden: the chart is rendered again with substitutes
 // for them (as RedactStable does), and what differs from the substitutes' errors came from
@@ -204,7 +142,7 @@ func RedactRenderError(ctx context.Context, l *Loaded, v Values, o RenderOptions
 	return redactor.String(manifest.RedactDifferences(message, alternates...))
 }
 
-// ManifestsError is an error of RenderRedacted about the rendered objects themselves (two
+// ManifestsError is an error of RedactStable about the rendered objects themselves (two
 // objects with one key, an object without a name), not about the templates.
 type ManifestsError struct{ Err error }
 
@@ -218,19 +156,6 @@ func (out *RedactedRendering) manifests(r *Rendered, red Redaction) (map[string]
 		return nil, &ManifestsError{Err: err}
 	}
 	return manifests, nil
-}
-
-// ManifestsWithKey returns the manifests as Manifests, with markers keyed with key instead (no
-// hash for an empty key).
-func (out *RedactedRendering) ManifestsWithKey(key []byte, red Redaction) (map[string]string, error) {
-	return RedactedManifests(out.Rendered, red.Namespace, manifest.NewKeyedRedactor(out.literal, key, out.Derived), red.IsNamespaced)
-}
-
-// LegacyManifests returns the manifests as states written before keys existed hold them:
-// Secret values as unkeyed SHA-256 markers, derived scalars as "(sensitive value)". Only to
-// tell whether such a state is unchanged, never to show.
-func (out *RedactedRendering) LegacyManifests(red Redaction) (map[string]string, error) {
-	return RedactedManifests(out.Rendered, red.Namespace, manifest.NewDerivedRedactor(out.literal, out.Derived), red.IsNamespaced)
 }
 
 // ObjectDigests returns a keyed digest of each unredacted object by its key in Manifests (see
@@ -266,21 +191,4 @@ func (r *Rendered) allObjects() []manifest.Object {
 	objs = append(objs, r.CRDs...)
 	objs = append(objs, r.Objects...)
 	return append(objs, r.Hooks...)
-}
-
-// varyingKeys returns the keys whose manifests differ between two renderings, sorted.
-func varyingKeys(first, again map[string]string) []string {
-	var varying []string
-	for k, v := range first {
-		if other, ok := again[k]; !ok || other != v {
-			varying = append(varying, k)
-		}
-	}
-	for k := range again {
-		if _, ok := first[k]; !ok {
-			varying = append(varying, k)
-		}
-	}
-	slices.Sort(varying)
-	return varying
 }

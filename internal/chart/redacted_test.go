@@ -17,17 +17,17 @@ func renderForms(t *testing.T, v Values, red Redaction) (*RedactedRendering, err
 	t.Helper()
 	l := loadFixture(t, "secret-forms")
 	red.Namespace = "review-x"
-	return RenderRedacted(context.Background(), l, v, RenderOptions{ReleaseName: "web", Namespace: "review-x"}, red)
+	return renderRedacted(context.Background(), l, v, RenderOptions{ReleaseName: "web", Namespace: "review-x"}, red)
 }
 
 func formsValues(password string) Values {
 	return Values{SetSensitive: map[string]string{"db.password": password, "apiToken": "api-token-1234", "admin.password": "Adm1n!pass"}}
 }
 
-func TestRenderRedacted_noFormOfASensitiveValueShows(t *testing.T) {
+func TestRedactStable_noFormOfASensitiveValueShows(t *testing.T) {
 	out, err := renderForms(t, formsValues(strongPassword), Redaction{Key: []byte("k")})
 	if err != nil {
-		t.Fatalf("RenderRedacted: %v", err)
+		t.Fatalf("renderRedacted: %v", err)
 	}
 	all := joinManifests(out.Manifests)
 	if found := chartserver.SecretFormsIn(all, strongPassword); len(found) > 0 {
@@ -38,8 +38,8 @@ func TestRenderRedacted_noFormOfASensitiveValueShows(t *testing.T) {
 			t.Errorf("the manifests do not show %q:\n%s", want, all)
 		}
 	}
-	if len(out.Varying) != 0 {
-		t.Errorf("Varying = %v, want none: the chart renders alike each time", out.Varying)
+	if len(out.Rendered.Varying) != 0 {
+		t.Errorf("Varying = %v, want none: the chart renders alike each time", out.Rendered.Varying)
 	}
 	// The error redactor knows the derived forms: an API server quoting one is redacted.
 	for name, form := range chartserver.SecretFormsLeaks(strongPassword) {
@@ -49,7 +49,7 @@ func TestRenderRedacted_noFormOfASensitiveValueShows(t *testing.T) {
 	}
 }
 
-func TestRenderRedacted_markersChangeWithTheValueAndTheKey(t *testing.T) {
+func TestRedactStable_markersChangeWithTheValueAndTheKey(t *testing.T) {
 	render := func(password, key string) map[string]string {
 		out, err := renderForms(t, formsValues(password), Redaction{Key: []byte(key)})
 		if err != nil {
@@ -81,12 +81,12 @@ func TestRenderRedacted_markersChangeWithTheValueAndTheKey(t *testing.T) {
 	}
 }
 
-func TestRenderRedacted_renderErrorsHideTheValue(t *testing.T) {
+func TestRedactStable_renderErrorsHideTheValue(t *testing.T) {
 	v := formsValues(strongPassword)
 	v.Set = map[string]string{"failRender": "true"}
 	_, err := renderForms(t, v, Redaction{Key: []byte("k")})
 	if err == nil {
-		t.Fatal("RenderRedacted succeeded; the chart fails with failRender")
+		t.Fatal("renderRedacted succeeded; the chart fails with failRender")
 	}
 	if found := chartserver.SecretFormsIn(err.Error(), strongPassword); len(found) > 0 {
 		t.Errorf("the error shows the password as %v: %v", found, err)
@@ -96,7 +96,7 @@ func TestRenderRedacted_renderErrorsHideTheValue(t *testing.T) {
 	}
 }
 
-func TestRenderRedacted_sensitiveDocumentLeavesAreSensitive(t *testing.T) {
+func TestRedactStable_sensitiveDocumentLeavesAreSensitive(t *testing.T) {
 	v := Values{SensitiveDocuments: []string{"db:\n  password: " + `"` + strongPassword + `"` + "\napiToken: api-token-1234\n"}}
 	out, err := renderForms(t, v, Redaction{Key: []byte("k")})
 	if err != nil {
@@ -108,7 +108,7 @@ func TestRenderRedacted_sensitiveDocumentLeavesAreSensitive(t *testing.T) {
 	}
 }
 
-func TestRenderRedacted_structureThatDependsOnAValueIsRefused(t *testing.T) {
+func TestRedactStable_structureThatDependsOnAValueIsRefused(t *testing.T) {
 	l := loadFixture(t, "secret-forms")
 	l.Chart.Templates = append(l.Chart.Templates, templateFile("templates/split.yaml", `apiVersion: v1
 kind: ConfigMap
@@ -119,18 +119,18 @@ data:
   part{{ $i }}: {{ $part | quote }}
 {{- end }}
 `))
-	_, err := RenderRedacted(context.Background(), l, formsValues(strongPassword), RenderOptions{ReleaseName: "web", Namespace: "review-x"}, Redaction{Namespace: "review-x"})
+	_, err := renderRedacted(context.Background(), l, formsValues(strongPassword), RenderOptions{ReleaseName: "web", Namespace: "review-x"}, Redaction{Namespace: "review-x"})
 	// Round 1 turns & into a letter, so the number of parts changes: that round is dropped, and
 	// round 0 still redacts each part.
 	if err != nil {
-		t.Fatalf("RenderRedacted: %v", err)
+		t.Fatalf("renderRedacted: %v", err)
 	}
 	l.Chart.Templates = append(l.Chart.Templates, templateFile("templates/cond.yaml", `{{ if hasPrefix "Tr0" .Values.db.password }}apiVersion: v1
 kind: ConfigMap
 metadata:
   name: only-for-this-password
 {{ end }}`))
-	_, err = RenderRedacted(context.Background(), l, formsValues(strongPassword), RenderOptions{ReleaseName: "web", Namespace: "review-x"}, Redaction{Namespace: "review-x"})
+	_, err = renderRedacted(context.Background(), l, formsValues(strongPassword), RenderOptions{ReleaseName: "web", Namespace: "review-x"}, Redaction{Namespace: "review-x"})
 	var structure *manifest.StructureError
 	if !errors.Is(err, ErrRedaction) || !errors.As(err, &structure) {
 		t.Fatalf("err = %v, want an ErrRedaction with a StructureError: an object exists only for this password", err)
@@ -141,8 +141,7 @@ metadata:
 }
 
 // TestRedactStable_markersAreKeyed checks the markers of the plan's path: HMACs with the
-// release's key, none without a key, and the unkeyed SHA-256 Secret markers only in
-// LegacyManifests, the form of states written before keys existed.
+// release's key, none without a key.
 func TestRedactStable_markersAreKeyed(t *testing.T) {
 	l := loadFixture(t, "secret-forms")
 	o := RenderOptions{ReleaseName: "web", Namespace: "review-x"}
@@ -184,13 +183,6 @@ func TestRedactStable_markersAreKeyed(t *testing.T) {
 	plain := redact(strongPassword, nil)
 	if all := joinManifests(plain.Manifests); strings.Contains(all, "hmac:") || strings.Contains(all, "sha256:") {
 		t.Errorf("without a key the markers carry a hash:\n%s", all)
-	}
-	legacy, err := a.LegacyManifests(Redaction{Namespace: "review-x"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(legacy["Secret/web-forms"], "admin-password: (sensitive value sha256:") || !strings.Contains(legacy["ConfigMap/web-forms"], "dsn: (sensitive value)") {
-		t.Errorf("LegacyManifests is not the form of states written before keys existed:\n%s", joinManifests(legacy))
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"helm.sh/helm/v4/pkg/chart/common"
@@ -31,29 +32,58 @@ type Values struct {
 	SensitiveDocuments []string
 }
 
-// ValuesError is a value MergeValues cannot merge: the document values[Index], or the key
-// Key of set or set_sensitive (Attribute).
+// ValuesInput is the field of Values an input comes from.
+type ValuesInput int
+
+const (
+	InDocuments ValuesInput = iota
+	InSensitiveDocuments
+	InSet
+	InSetSensitive
+)
+
+func (in ValuesInput) String() string {
+	switch in {
+	case InDocuments:
+		return "Documents"
+	case InSensitiveDocuments:
+		return "SensitiveDocuments"
+	case InSet:
+		return "Set"
+	case InSetSensitive:
+		return "SetSensitive"
+	}
+	return fmt.Sprintf("ValuesInput(%d)", int(in))
+}
+
+// IsDocument reports whether in is a list of YAML documents, which Index and Line point into,
+// rather than a map of paths, which Key does.
+func (in ValuesInput) IsDocument() bool { return in == InDocuments || in == InSensitiveDocuments }
+
+// ValuesError is an input MergeValues cannot merge: the document Index (from 0) of Documents
+// or SensitiveDocuments, at Line (from 1; 0 when the parser names none), or the path Key of
+// Set or SetSensitive.
 type ValuesError struct {
-	Attribute string
-	Index     int
-	Key       string
-	Err       error
+	Input ValuesInput
+	Index int
+	Line  int
+	Key   string
+	Err   error
 }
 
 func (e *ValuesError) Error() string {
-	if e.Attribute == "values" || e.Attribute == "values_sensitive" {
-		return fmt.Sprintf("%s[%d]: %v", e.Attribute, e.Index, e.Err)
+	if e.Input.IsDocument() {
+		return fmt.Sprintf("%s[%d]: %v", e.Input, e.Index, e.Err)
 	}
-	return fmt.Sprintf("%s[%q]: %v", e.Attribute, e.Key, e.Err)
+	return fmt.Sprintf("%s[%q]: %v", e.Input, e.Key, e.Err)
 }
 
 func (e *ValuesError) Unwrap() error { return e.Err }
 
 // MergeValues merges v into the values map Helm renders with: Documents in
 // order, then SensitiveDocuments, then Set, then SetSensitive, each key path
-// in lexical order. Errors are *ValuesError, naming the document (values[i] or
-// values_sensitive[i], counted from 0) and line, or the path that does not
-// parse; they never contain a sensitive value.
+// in lexical order. Errors are *ValuesError, naming the document and line, or
+// the path that does not parse; they never contain a sensitive value.
 func MergeValues(v Values) (map[string]any, error) {
 	return mergeValues(v, -1)
 }
@@ -65,14 +95,14 @@ func mergeValues(v Values, round int) (map[string]any, error) {
 	for i, doc := range v.Documents {
 		values, err := common.ReadValues([]byte(doc))
 		if err != nil {
-			return nil, &ValuesError{Attribute: "values", Index: i, Err: describeYAMLError(err)}
+			return nil, documentError(InDocuments, i, err)
 		}
 		merged = mergeMaps(merged, values)
 	}
 	for i, doc := range v.SensitiveDocuments {
 		values, err := common.ReadValues([]byte(doc))
 		if err != nil {
-			return nil, &ValuesError{Attribute: "values_sensitive", Index: i, Err: describeYAMLError(err)}
+			return nil, documentError(InSensitiveDocuments, i, err)
 		}
 		if substituted, ok := substituteLeaves(map[string]any(values), round).(map[string]any); ok && round >= 0 {
 			values = substituted
@@ -81,7 +111,7 @@ func mergeValues(v Values, round int) (map[string]any, error) {
 	}
 	for _, key := range sortedKeys(v.Set) {
 		if err := setValue(merged, key, v.Set[key], false); err != nil {
-			return nil, &ValuesError{Attribute: "set", Key: key, Err: err}
+			return nil, &ValuesError{Input: InSet, Key: key, Err: err}
 		}
 	}
 	for _, key := range sortedKeys(v.SetSensitive) {
@@ -90,7 +120,7 @@ func mergeValues(v Values, round int) (map[string]any, error) {
 			value = substitute(value, round)
 		}
 		if err := setValue(merged, key, value, true); err != nil {
-			return nil, &ValuesError{Attribute: "set_sensitive", Key: key, Err: err}
+			return nil, &ValuesError{Input: InSetSensitive, Key: key, Err: err}
 		}
 	}
 	return merged, nil
@@ -210,16 +240,22 @@ func mergeMaps(a, b map[string]any) map[string]any {
 
 var yamlLineError = regexp.MustCompile(`^(?:error converting YAML to JSON: )?yaml: line (\d+): (.*)$`)
 
-// describeYAMLError rewrites the YAML library's error into "line N: what".
-func describeYAMLError(err error) error {
+// documentError is the *ValuesError of document index of input, which the YAML library
+// refused with err: "invalid YAML at line N: what", with its Line.
+func documentError(input ValuesInput, index int, err error) *ValuesError {
+	out := &ValuesError{Input: input, Index: index}
 	message := err.Error()
-	if m := yamlLineError.FindStringSubmatch(message); m != nil {
-		return fmt.Errorf("invalid YAML at line %s: %s", m[1], m[2])
+	m := yamlLineError.FindStringSubmatch(message)
+	switch {
+	case m != nil:
+		out.Line, _ = strconv.Atoi(m[1])
+		out.Err = fmt.Errorf("invalid YAML at line %s: %s", m[1], m[2])
+	case strings.Contains(message, "cannot unmarshal"):
+		out.Err = errors.New("not a YAML mapping of values (a document must map keys to values)")
+	default:
+		out.Err = fmt.Errorf("invalid YAML: %w", err)
 	}
-	if strings.Contains(message, "cannot unmarshal") {
-		return errors.New("not a YAML mapping of values (a document must map keys to values)")
-	}
-	return fmt.Errorf("invalid YAML: %w", err)
+	return out
 }
 
 func sortedKeys(m map[string]string) []string {

@@ -1,6 +1,7 @@
 package chart
 
 import (
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -99,49 +100,64 @@ func TestMergeValues(t *testing.T) {
 func TestMergeValues_errors(t *testing.T) {
 	const canary = "canary-5ecr3t-value"
 	tests := []struct {
-		name   string
-		values Values
-		want   []string
+		name    string
+		values  Values
+		want    []string
+		wantErr ValuesError
 	}{
 		{
-			name:   "invalid YAML names the document and line",
-			values: Values{Documents: []string{"a: 1\n", "a: 1\nb: 2\nc: d: e\n"}},
-			want:   []string{"values[1]", "line 3"},
+			name:    "invalid YAML names the document and line",
+			values:  Values{Documents: []string{"a: 1\n", "a: 1\nb: 2\nc: d: e\n"}},
+			want:    []string{"Documents[1]", "line 3"},
+			wantErr: ValuesError{Input: InDocuments, Index: 1, Line: 3},
 		},
 		{
-			name:   "tab indentation",
-			values: Values{Documents: []string{"a:\n\tb: 1\n"}},
-			want:   []string{"values[0]", "line 2"},
+			name:    "tab indentation",
+			values:  Values{Documents: []string{"a:\n\tb: 1\n"}},
+			want:    []string{"Documents[0]", "line 2"},
+			wantErr: ValuesError{Input: InDocuments, Index: 0, Line: 2},
 		},
 		{
-			name:   "a document that is not a mapping",
-			values: Values{Documents: []string{"- a\n- b\n"}},
-			want:   []string{"values[0]", "not a YAML mapping"},
+			name:    "a document that is not a mapping",
+			values:  Values{Documents: []string{"- a\n- b\n"}},
+			want:    []string{"Documents[0]", "not a YAML mapping"},
+			wantErr: ValuesError{Input: InDocuments, Index: 0},
 		},
 		{
-			name:   "unescaped equals in a set path",
-			values: Values{Set: map[string]string{"a=b": "1"}},
-			want:   []string{`set["a=b"]`, "unescaped '='"},
+			name:    "a sensitive document names its own list",
+			values:  Values{Documents: []string{"a: 1\n"}, SensitiveDocuments: []string{"b: 2\n", "c:\n  d: [" + canary + "\n"}},
+			want:    []string{"SensitiveDocuments[1]", "line 2"},
+			wantErr: ValuesError{Input: InSensitiveDocuments, Index: 1, Line: 2},
 		},
 		{
-			name:   "unescaped comma in a set path",
-			values: Values{Set: map[string]string{"a,b": "1"}},
-			want:   []string{`set["a,b"]`, "unescaped ','"},
+			name:    "unescaped equals in a set path",
+			values:  Values{Set: map[string]string{"a=b": "1"}},
+			want:    []string{`Set["a=b"]`, "unescaped '='"},
+			wantErr: ValuesError{Input: InSet, Key: "a=b"},
 		},
 		{
-			name:   "unterminated index",
-			values: Values{Set: map[string]string{"list[0": "1"}},
-			want:   []string{`set["list[0"]`, "does not parse"},
+			name:    "unescaped comma in a set path",
+			values:  Values{Set: map[string]string{"a,b": "1"}},
+			want:    []string{`Set["a,b"]`, "unescaped ','"},
+			wantErr: ValuesError{Input: InSet, Key: "a,b"},
 		},
 		{
-			name:   "bad index never quotes a sensitive value",
-			values: Values{SetSensitive: map[string]string{"list[x": canary}},
-			want:   []string{`set_sensitive["list[x"]`, "does not parse"},
+			name:    "unterminated index",
+			values:  Values{Set: map[string]string{"list[0": "1"}},
+			want:    []string{`Set["list[0"]`, "does not parse"},
+			wantErr: ValuesError{Input: InSet, Key: "list[0"},
 		},
 		{
-			name:   "empty path",
-			values: Values{Set: map[string]string{"": "1"}},
-			want:   []string{"path is empty"},
+			name:    "bad index never quotes a sensitive value",
+			values:  Values{SetSensitive: map[string]string{"list[x": canary}},
+			want:    []string{`SetSensitive["list[x"]`, "does not parse"},
+			wantErr: ValuesError{Input: InSetSensitive, Key: "list[x"},
+		},
+		{
+			name:    "empty path",
+			values:  Values{Set: map[string]string{"": "1"}},
+			want:    []string{"path is empty"},
+			wantErr: ValuesError{Input: InSet, Key: ""},
 		},
 	}
 	for _, tt := range tests {
@@ -157,6 +173,13 @@ func TestMergeValues_errors(t *testing.T) {
 			}
 			if strings.Contains(err.Error(), canary) {
 				t.Errorf("error %q contains the sensitive value", err)
+			}
+			var got *ValuesError
+			if !errors.As(err, &got) {
+				t.Fatalf("error %q is not a *ValuesError", err)
+			}
+			if got.Input != tt.wantErr.Input || got.Index != tt.wantErr.Index || got.Line != tt.wantErr.Line || got.Key != tt.wantErr.Key {
+				t.Errorf("error = %+v, want input %s, index %d, line %d, key %q", got, tt.wantErr.Input, tt.wantErr.Index, tt.wantErr.Line, tt.wantErr.Key)
 			}
 		})
 	}

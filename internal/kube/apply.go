@@ -32,7 +32,7 @@ func (c *Clients) Apply(ctx context.Context, obj map[string]any) (*unstructured.
 	}
 	applied, err := ri.Apply(ctx, u.GetName(), u, metav1.ApplyOptions{FieldManager: FieldManager, Force: true})
 	if err != nil {
-		err = refusal(err, "patch", mapping.Resource.Group, mapping.Resource.Resource, u.GetNamespace(), u.GetName())
+		err = refusalOf(err, "patch", mapping.Resource.Group, mapping.Resource.Resource, u.GetNamespace(), u.GetName())
 		return nil, fmt.Errorf("apply %s: %w", describe(u), err)
 	}
 	return applied, nil
@@ -49,7 +49,7 @@ func (c *Clients) Get(ctx context.Context, obj map[string]any) (*unstructured.Un
 	}
 	live, err := ri.Get(ctx, u.GetName(), metav1.GetOptions{})
 	if err != nil {
-		err = refusal(err, "get", mapping.Resource.Group, mapping.Resource.Resource, u.GetNamespace(), u.GetName())
+		err = refusalOf(err, "get", mapping.Resource.Group, mapping.Resource.Resource, u.GetNamespace(), u.GetName())
 		return nil, fmt.Errorf("get %s: %w", describe(u), err)
 	}
 	return live, nil
@@ -78,7 +78,7 @@ func (c *Clients) delete(ctx context.Context, ri dynamic.ResourceInterface, mapp
 	if err == nil || IsNotFound(err) {
 		return nil
 	}
-	err = refusal(err, "delete", mapping.Resource.Group, mapping.Resource.Resource, namespace, name)
+	err = refusalOf(err, "delete", mapping.Resource.Group, mapping.Resource.Resource, namespace, name)
 	what := mapping.Resource.Resource + "/" + name
 	if namespace != "" {
 		what += " in namespace " + namespace

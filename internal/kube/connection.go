@@ -78,6 +78,30 @@ func (s Source) String() string {
 // ErrNoConfiguration is returned when no way to reach a cluster was found.
 var ErrNoConfiguration = errors.New("no Kubernetes configuration found")
 
+// ErrContextNotFound is the Err of a *ContextError when the kubeconfig holds no context of
+// that name.
+var ErrContextNotFound = errors.New("context does not exist")
+
+// ContextError is a kubeconfig context (config_context, else the kubeconfig's
+// current-context) that no client configuration comes from: Err is ErrContextNotFound, with
+// the contexts the kubeconfig holds in Available, or what client-go found wrong with the
+// context's cluster or user.
+type ContextError struct {
+	Context   string
+	Origin    string
+	Available []string
+	Err       error
+}
+
+func (e *ContextError) Error() string {
+	if errors.Is(e.Err, ErrContextNotFound) {
+		return fmt.Sprintf("context %q does not exist in kubeconfig %s; available contexts: %s", e.Context, e.Origin, quotedNames(e.Available))
+	}
+	return fmt.Sprintf("kubeconfig %s, context %q: %v", e.Origin, e.Context, e.Err)
+}
+
+func (e *ContextError) Unwrap() error { return e.Err }
+
 // Resolve turns Options into a client configuration without contacting the cluster.
 func Resolve(opts Options) (*rest.Config, Source, error) {
 	if opts.Host != "" {
@@ -158,29 +182,39 @@ func resolveKubeconfig(rules *clientcmd.ClientConfigLoadingRules, opts Options, 
 		contextName = raw.CurrentContext
 	}
 	if contextName == "" {
-		return nil, Source{}, fmt.Errorf("kubeconfig %s has no current-context and config_context is unset; available contexts: %s", origin, contextNames(raw))
+		return nil, Source{}, fmt.Errorf("kubeconfig %s has no current-context and config_context is unset; available contexts: %s", origin, quotedNames(contextNames(raw)))
 	}
 	if _, ok := raw.Contexts[contextName]; !ok {
-		return nil, Source{}, fmt.Errorf("context %q does not exist in kubeconfig %s; available contexts: %s", contextName, origin, contextNames(raw))
+		return nil, Source{}, &ContextError{Context: contextName, Origin: origin, Available: contextNames(raw), Err: ErrContextNotFound}
 	}
 	cfg, err := loader.ClientConfig()
 	if err != nil {
-		return nil, Source{}, fmt.Errorf("kubeconfig %s, context %q: %w", origin, contextName, err)
+		return nil, Source{}, &ContextError{Context: contextName, Origin: origin, Err: err}
 	}
 	cfg.UserAgent = opts.UserAgent
 	return cfg, Source{Host: cfg.Host, Context: contextName, Origin: origin}, nil
 }
 
-func contextNames(raw clientcmdapi.Config) string {
-	if len(raw.Contexts) == 0 {
-		return "(none)"
-	}
+// contextNames are the names of raw's contexts, sorted.
+func contextNames(raw clientcmdapi.Config) []string {
 	names := make([]string, 0, len(raw.Contexts))
 	for n := range raw.Contexts {
-		names = append(names, fmt.Sprintf("%q", n))
+		names = append(names, n)
 	}
 	sort.Strings(names)
-	return strings.Join(names, ", ")
+	return names
+}
+
+// quotedNames lists names quoted, or says "(none)".
+func quotedNames(names []string) string {
+	if len(names) == 0 {
+		return "(none)"
+	}
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = fmt.Sprintf("%q", n)
+	}
+	return strings.Join(quoted, ", ")
 }
 
 func execConfig(e *ExecOptions) *clientcmdapi.ExecConfig {

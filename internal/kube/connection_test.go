@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -60,6 +61,25 @@ func TestResolve_unknownContextListsTheAvailableOnes(t *testing.T) {
 	_, _, err := Resolve(Options{ConfigPath: p, Context: "c", InCluster: noInCluster})
 	if err == nil || !strings.Contains(err.Error(), `context "c" does not exist`) || !strings.Contains(err.Error(), `"a", "b"`) {
 		t.Fatalf("got %v", err)
+	}
+	var contextErr *ContextError
+	if !errors.Is(err, ErrContextNotFound) || !errors.As(err, &contextErr) || contextErr.Context != "c" || !slices.Equal(contextErr.Available, []string{"a", "b"}) {
+		t.Errorf("got %#v, want a *ContextError of context c, not found, with a and b available", err)
+	}
+}
+
+// A context whose cluster client-go cannot use is a *ContextError too, but not ErrContextNotFound.
+func TestResolve_invalidContextIsTyped(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "kubeconfig")
+	config := "apiVersion: v1\nkind: Config\nclusters:\n- name: one\n  cluster: {server: \"https://one:6443\", certificate-authority: /nonexistent/ca.crt}\n" +
+		"users:\n- name: one\n  user: {token: t}\ncontexts:\n- name: a\n  context: {cluster: one, user: one}\n"
+	if err := os.WriteFile(p, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := Resolve(Options{ConfigPath: p, Context: "a", InCluster: noInCluster})
+	var contextErr *ContextError
+	if !errors.As(err, &contextErr) || contextErr.Context != "a" || errors.Is(err, ErrContextNotFound) {
+		t.Fatalf("got %#v, want a *ContextError of context a that was found", err)
 	}
 }
 

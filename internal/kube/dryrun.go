@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/refusal"
 )
 
 // DryRunner asks the API server what it would do with objects, without changing anything:
@@ -111,9 +113,9 @@ func dryRunError(err error, mapping *meta.RESTMapping, u *unstructured.Unstructu
 	switch {
 	case !ok:
 		return fmt.Errorf("dry-run apply %s: %w", describe(u), err)
-	case refused.Class == RefusalRBAC:
-		return refusal(err, "patch", mapping.Resource.Group, mapping.Resource.Resource, u.GetNamespace(), u.GetName())
-	case refused.Class == RefusalDryRunUnsupported:
+	case refused.Class == refusal.RBAC:
+		return refusalOf(err, "patch", mapping.Resource.Group, mapping.Resource.Resource, u.GetNamespace(), u.GetName())
+	case refused.Class == refusal.DryRunUnsupported:
 		return &DryRunUnsupportedError{Webhook: refused.Webhook, Err: err}
 	}
 	return refused

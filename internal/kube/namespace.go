@@ -21,7 +21,7 @@ import (
 func (c *Clients) GetNamespace(ctx context.Context, name string) (*corev1.Namespace, error) {
 	ns, err := c.Kubernetes.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
-		return nil, fmt.Errorf("get namespace %s: %w", name, refusal(err, "get", "", "namespaces", "", name))
+		return nil, fmt.Errorf("get namespace %s: %w", name, refusalOf(err, "get", "", "namespaces", "", name))
 	}
 	return ns, nil
 }
@@ -42,7 +42,7 @@ func (c *Clients) DeleteNamespace(ctx context.Context, name string, uid types.UI
 	if err == nil || IsNotFound(err) || apierrors.IsConflict(err) {
 		return nil
 	}
-	return fmt.Errorf("delete namespace %s: %w", name, refusal(err, "delete", "", "namespaces", "", name))
+	return fmt.Errorf("delete namespace %s: %w", name, refusalOf(err, "delete", "", "namespaces", "", name))
 }
 
 // NamespaceStuckError reports a namespace still terminating when the wait
@@ -128,7 +128,7 @@ func (c *Clients) WaitForNamespaceDeletion(ctx context.Context, name string, uid
 			if ctx.Err() != nil {
 				return c.namespaceStuck(ctx, name, uid, start)
 			}
-			return fmt.Errorf("wait for namespace %s to be deleted: %w", name, refusal(err, "list", "", "namespaces", "", name))
+			return fmt.Errorf("wait for namespace %s to be deleted: %w", name, refusalOf(err, "list", "", "namespaces", "", name))
 		}
 		if !containsUID(list.Items, uid) {
 			return nil
@@ -141,7 +141,7 @@ func (c *Clients) WaitForNamespaceDeletion(ctx context.Context, name string, uid
 			if ctx.Err() != nil {
 				return c.namespaceStuck(ctx, name, uid, start)
 			}
-			return fmt.Errorf("wait for namespace %s to be deleted: %w", name, refusal(err, "watch", "", "namespaces", "", name))
+			return fmt.Errorf("wait for namespace %s to be deleted: %w", name, refusalOf(err, "watch", "", "namespaces", "", name))
 		}
 		gone, err := namespaceDeleted(ctx, w, uid)
 		w.Stop()

@@ -20,7 +20,7 @@ func (c *Clients) ListNamespaces(ctx context.Context) ([]corev1.Namespace, error
 	for {
 		list, err := c.Kubernetes.CoreV1().Namespaces().List(ctx, opts)
 		if err != nil {
-			return nil, fmt.Errorf("list namespaces: %w", refusal(err, "list", "", "namespaces", "", ""))
+			return nil, fmt.Errorf("list namespaces: %w", refusalOf(err, "list", "", "namespaces", "", ""))
 		}
 		out = append(out, list.Items...)
 		if list.Continue == "" {

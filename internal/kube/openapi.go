@@ -27,7 +27,7 @@ func (c *Clients) OpenAPIDocuments(ctx context.Context, gvs []schema.GroupVersio
 	client := openapi.NewClientWithContext(c.Kubernetes.Discovery().RESTClient())
 	paths, err := client.PathsWithContext(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("list the OpenAPI v3 documents of %s: %w", c.Source, refusal(err, "get", "", "openapi/v3", "", ""))
+		return nil, fmt.Errorf("list the OpenAPI v3 documents of %s: %w", c.Source, refusalOf(err, "get", "", "openapi/v3", "", ""))
 	}
 	docs := make([]OpenAPIDocument, 0, len(gvs))
 	for _, gv := range gvs {

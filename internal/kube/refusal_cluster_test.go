@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/refusal"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/testcluster"
 )
 
@@ -36,14 +37,14 @@ func TestClassifyRefusal_theAPIServersAnswers(t *testing.T) {
 	if f, ok := AsForbidden(err); !ok || f.Verb != "patch" || f.Resource != "configmaps" {
 		t.Errorf("an apply RBAC refuses = %v, want a ForbiddenError for patch on configmaps", err)
 	}
-	expectDryRunClass(t, clientsFor(t, nobody), configMap(ns, "rbac", nil), RefusalRBAC)
+	expectDryRunClass(t, clientsFor(t, nobody), configMap(ns, "rbac", nil), refusal.RBAC)
 
 	// Pod Security: the namespace enforces "restricted"; a privileged pod is refused (403).
 	privileged := map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"name": "privileged", "namespace": ns},
 		"spec": map[string]any{"containers": []any{map[string]any{"name": "app", "image": "app:1", "securityContext": map[string]any{"privileged": true}}}}}
-	expectDryRunClass(t, c, privileged, RefusalPodSecurity)
+	expectDryRunClass(t, c, privileged, refusal.PodSecurity)
 	_, err = c.Apply(ctx, privileged)
-	if _, ok := AsForbidden(err); ok || !isClass(err, RefusalPodSecurity) {
+	if _, ok := AsForbidden(err); ok || !isClass(err, refusal.PodSecurity) {
 		t.Errorf("an apply Pod Security refuses = %v, want a Pod Security RefusedError, not RBAC's ForbiddenError", err)
 	}
 
@@ -55,29 +56,29 @@ func TestClassifyRefusal_theAPIServersAnswers(t *testing.T) {
 	waitQuotaCounted(t, c.Kubernetes, ns, quota.Name)
 	service := map[string]any{"apiVersion": "v1", "kind": "Service", "metadata": map[string]any{"name": "web", "namespace": ns},
 		"spec": map[string]any{"ports": []any{map[string]any{"port": int64(80)}}}}
-	expectDryRunClass(t, c, service, RefusalQuota)
+	expectDryRunClass(t, c, service, refusal.Quota)
 
 	// Invalid: a field the schema does not declare (strict field validation), and a bad value.
-	expectDryRunClass(t, c, configMap(ns, "unknown-field", map[string]any{"spec": map[string]any{"size": int64(1)}}), RefusalInvalid)
-	expectDryRunClass(t, c, configMap(ns, "Not_A_Name", nil), RefusalInvalid)
+	expectDryRunClass(t, c, configMap(ns, "unknown-field", map[string]any{"spec": map[string]any{"size": int64(1)}}), refusal.Invalid)
+	expectDryRunClass(t, c, configMap(ns, "Not_A_Name", nil), refusal.Invalid)
 
 	// Immutable: an immutable ConfigMap's data.
 	frozen := configMap(ns, "frozen", map[string]any{"immutable": true, "data": map[string]any{"a": "1"}})
 	if _, err := c.Apply(ctx, frozen); err != nil {
 		t.Fatal(err)
 	}
-	expectDryRunClass(t, c, configMap(ns, "frozen", map[string]any{"immutable": true, "data": map[string]any{"a": "2"}}), RefusalImmutable)
+	expectDryRunClass(t, c, configMap(ns, "frozen", map[string]any{"immutable": true, "data": map[string]any{"a": "2"}}), refusal.Immutable)
 
 	// Conflict: an apply that names a resourceVersion the object has moved on from.
 	stale := configMap(ns, "frozen", map[string]any{"immutable": true, "data": map[string]any{"a": "1"}})
 	stale["metadata"].(map[string]any)["resourceVersion"] = "1"
-	expectDryRunClass(t, c, stale, RefusalConflict)
+	expectDryRunClass(t, c, stale, refusal.Conflict)
 
 	// A ValidatingAdmissionPolicy that refuses with 403 Forbidden, as policies may choose to.
 	denyConfigMaps(t, c.Kubernetes, ns)
-	expectDryRunClass(t, c, configMap(ns, "refused", map[string]any{"data": map[string]any{"refuse": "yes"}}), RefusalPolicy)
+	expectDryRunClass(t, c, configMap(ns, "refused", map[string]any{"data": map[string]any{"refuse": "yes"}}), refusal.Policy)
 	_, err = c.Apply(ctx, configMap(ns, "refused", map[string]any{"data": map[string]any{"refuse": "yes"}}))
-	if _, ok := AsForbidden(err); ok || !isClass(err, RefusalPolicy) {
+	if _, ok := AsForbidden(err); ok || !isClass(err, refusal.Policy) {
 		t.Errorf("an apply a policy refuses with 403 = %v, want a policy RefusedError, not RBAC's ForbiddenError", err)
 	}
 }
@@ -105,10 +106,10 @@ func TestClassifyRefusal_aTerminatingNamespace(t *testing.T) {
 	if err != nil {
 		t.Fatalf("namespace %s is not terminating: %v", ns, err)
 	}
-	expectDryRunClass(t, c, configMap(ns, "late", nil), RefusalNamespaceTerminating)
+	expectDryRunClass(t, c, configMap(ns, "late", nil), refusal.NamespaceTerminating)
 }
 
-func expectDryRunClass(t *testing.T, c *Clients, obj map[string]any, want RefusalClass) {
+func expectDryRunClass(t *testing.T, c *Clients, obj map[string]any, want refusal.Class) {
 	t.Helper()
 	runner, err := NewDryRunner(c)
 	if err != nil {
@@ -124,7 +125,7 @@ func expectDryRunClass(t *testing.T, c *Clients, obj map[string]any, want Refusa
 		s := status.Status()
 		t.Logf("%s: %d %s %q (causes %v)", want, s.Code, s.Reason, s.Message, s.Details)
 	}
-	if want == RefusalRBAC {
+	if want == refusal.RBAC {
 		if _, ok := AsForbidden(err); !ok {
 			t.Errorf("the dry run RBAC refuses = %#v, want a ForbiddenError", err)
 		}
@@ -135,7 +136,7 @@ func expectDryRunClass(t *testing.T, c *Clients, obj map[string]any, want Refusa
 	}
 }
 
-func isClass(err error, class RefusalClass) bool {
+func isClass(err error, class refusal.Class) bool {
 	var refused *RefusedError
 	return errors.As(err, &refused) && refused.Class == class
 }

@@ -94,30 +94,18 @@ func SameExceptUnkeyedMarkers(old, shown string) bool {
 
 // KeepUnchanged returns shown, the manifests of a rendering, with the manifest old holds kept
 // for each object that did not change since old was written, so that markers written before
-// the release had its key (the first plan's, those of states written before keys existed) show
-// no change until the object changes:
-//
-//   - with a digest recorded for the object (recorded, by the last apply), the object is
-//     unchanged when its digest now (digests) is the same and old differs from shown only in
-//     unkeyed markers ([SameExceptUnkeyedMarkers]);
-//   - without one, when old is exactly legacy, the manifest the rendering has with the markers
-//     of states written before keys existed.
-//
-// legacy may be nil. Neither shown nor old is changed.
-func KeepUnchanged(shown, old, legacy, digests, recorded map[string]string) map[string]string {
+// the release had its key (the first plan's) show no change until the object changes: an
+// object with a digest recorded (recorded, by the last apply) is unchanged when its digest now
+// (digests) is the same and old differs from shown only in unkeyed markers
+// ([SameExceptUnkeyedMarkers]). Neither shown nor old is changed.
+func KeepUnchanged(shown, old, digests, recorded map[string]string) map[string]string {
 	out := maps.Clone(shown)
 	for k, now := range shown {
 		before, ok := old[k]
 		if !ok || before == now {
 			continue
 		}
-		if digest, ok := recorded[k]; ok {
-			if digest == digests[k] && SameExceptUnkeyedMarkers(before, now) {
-				out[k] = before
-			}
-			continue
-		}
-		if l, ok := legacy[k]; ok && l == before {
+		if digest, ok := recorded[k]; ok && digest == digests[k] && SameExceptUnkeyedMarkers(before, now) {
 			out[k] = before
 		}
 	}

@@ -111,17 +111,15 @@ func TestKeepUnchanged(t *testing.T) {
 		sha   = "password: (sensitive value sha256:d9298a10d1b0)"
 		keyed = "password: (sensitive value hmac:0123456789ab)"
 	)
-	shown := map[string]string{"Secret/a": keyed, "Secret/b": keyed, "Secret/c": keyed, "Secret/d": keyed, "Secret/new": keyed}
-	old := map[string]string{"Secret/a": plain, "Secret/b": plain, "Secret/c": sha, "Secret/d": sha}
-	legacy := map[string]string{"Secret/c": sha, "Secret/d": "password: (sensitive value sha256:000000000000)"}
-	digests := map[string]string{"Secret/a": "d1", "Secret/b": "d2"}
+	shown := map[string]string{"Secret/a": keyed, "Secret/b": keyed, "Secret/c": keyed, "Secret/new": keyed}
+	old := map[string]string{"Secret/a": plain, "Secret/b": plain, "Secret/c": sha}
+	digests := map[string]string{"Secret/a": "d1", "Secret/b": "d2", "Secret/c": "d3"}
 	recorded := map[string]string{"Secret/a": "d1", "Secret/b": "changed"}
-	got := KeepUnchanged(shown, old, legacy, digests, recorded)
+	got := KeepUnchanged(shown, old, digests, recorded)
 	want := map[string]string{
 		"Secret/a":   plain, // unchanged since the apply that recorded it
 		"Secret/b":   keyed, // its digest changed: a value changed
-		"Secret/c":   sha,   // a state written before keys existed, unchanged
-		"Secret/d":   keyed, // a legacy state whose value changed
+		"Secret/c":   keyed, // no digest recorded: nothing says it is unchanged
 		"Secret/new": keyed,
 	}
 	for k, v := range want {

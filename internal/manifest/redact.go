@@ -111,14 +111,6 @@ func NewKeyedRedactor(sensitive []string, key []byte, derived *Derived) *Redacto
 	return r
 }
 
-// NewDerivedRedactor is NewKeyedRedactor without a key whose markers are the SHA-256 markers
-// NewRedactor writes: the redaction of what derived holds for a release without a key.
-func NewDerivedRedactor(sensitive []string, derived *Derived) *Redactor {
-	r := NewKeyedRedactor(sensitive, nil, derived)
-	r.plain = false
-	return r
-}
-
 // markerPattern matches the markers a Redactor writes, which the string scan leaves alone.
 var markerPattern = regexp.MustCompile(`^\(sensitive value( (hmac|sha256):[0-9a-f]{12})?\)( \(\d+\))?$`)
 

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/kube"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/refusal"
 )
 
 // This file builds the diagnostics shared by resources: one place, one wording.
@@ -87,19 +88,19 @@ func sortedStrings(s []string) []string {
 // server (invalid)`.
 func refuser(refused *kube.RefusedError) string {
 	switch refused.Class {
-	case kube.RefusalWebhook, kube.RefusalDryRunUnsupported:
+	case refusal.Webhook, refusal.DryRunUnsupported:
 		return fmt.Sprintf("the admission webhook %q", refused.Webhook)
-	case kube.RefusalPolicy:
+	case refusal.Policy:
 		return fmt.Sprintf("the ValidatingAdmissionPolicy %q", refused.Policy)
-	case kube.RefusalPodSecurity:
+	case refusal.PodSecurity:
 		return "Pod Security admission"
-	case kube.RefusalQuota:
+	case refusal.Quota:
 		return "a ResourceQuota of the namespace"
-	case kube.RefusalAdmission:
+	case refusal.Admission:
 		return "an admission plugin of the API server"
-	case kube.RefusalNamespaceTerminating:
+	case refusal.NamespaceTerminating:
 		return "the API server, because the namespace is being deleted,"
-	case kube.RefusalOther:
+	case refusal.Other:
 		if refused.Reason == "" {
 			return "the API server"
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/gitlab"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/kube"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/refusal"
 )
 
 // This file words the environment resource's diagnostics.
@@ -64,7 +65,7 @@ func clusterErrorDiagnostic(ctx context.Context, cluster environmentCluster, sum
 		return forbiddenDiagnostic(ctx, cluster, summary, what, todo, f)
 	}
 	var refused *kube.RefusedError
-	if errors.As(err, &refused) && refused.Class != kube.RefusalOther {
+	if errors.As(err, &refused) && refused.Class != refusal.Other {
 		return diag.NewErrorDiagnostic(summary, fmt.Sprintf("%s It was refused by %s, not for lack of rights: "+
 			"change the configuration so the object meets what the message below asks, or ask the cluster's administrators about the rule. %s\n\n%v",
 			what, refuser(refused), todo, err))

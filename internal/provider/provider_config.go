@@ -257,7 +257,7 @@ func configErrorSetting(opts kube.Options, err error) string {
 	switch {
 	case opts.Host != "":
 		return "host"
-	case opts.Context != "" && strings.Contains(err.Error(), "context"):
+	case opts.Context != "" && errors.As(err, new(*kube.ContextError)):
 		return "config_context"
 	case opts.ConfigPath != "":
 		return "config_path"

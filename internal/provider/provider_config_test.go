@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,7 +12,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"k8s.io/client-go/rest"
 
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/kube"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/testcluster"
 )
 
@@ -168,4 +171,40 @@ func TestProvider_missingKubeconfigFailsOnlyWhatNeedsTheCluster(t *testing.T) {
 			},
 		},
 	})
+}
+
+// The setting a resolution error is blamed on comes from the error's type, not its text: a
+// kubeconfig at a path that says "context" is still config_path's.
+func TestConfigErrorSetting(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "context")
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(kubeconfig, []byte("apiVersion: v1\nkind: Config\ncontexts:\n- name: a\n  context: {cluster: a, user: a}\n"+
+		"clusters:\n- name: a\n  cluster: {server: \"https://a:6443\"}\nusers:\n- name: a\n  user: {token: t}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	noInCluster := func() (*rest.Config, error) { return nil, errors.New("not in a cluster") }
+	for _, tt := range []struct {
+		name string
+		opts kube.Options
+		want string
+	}{
+		{"a context that does not exist", kube.Options{ConfigPath: kubeconfig, Context: "b"}, "config_context"},
+		{"an unreadable config_path naming a context", kube.Options{ConfigPath: filepath.Join(dir, "missing"), Context: "a"}, "config_path"},
+		{"an unreadable config_path", kube.Options{ConfigPath: filepath.Join(dir, "missing")}, "config_path"},
+		{"host", kube.Options{Host: "https://a:6443", ClientCertificate: "not a certificate", ClientKey: "not a key"}, "host"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.opts.InCluster = noInCluster
+			_, _, err := kube.Resolve(tt.opts)
+			if err == nil {
+				t.Fatal("Resolve succeeded")
+			}
+			if got := configErrorSetting(tt.opts, err); got != tt.want {
+				t.Errorf("configErrorSetting(%v) = %q, want %q", err, got, tt.want)
+			}
+		})
+	}
 }

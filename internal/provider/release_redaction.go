@@ -6,7 +6,6 @@ import (
 	"maps"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
@@ -70,12 +69,7 @@ func (rendered *rendering) keepUnchanged(state *releaseModel, rec manifest.Redac
 	if state == nil || rendered.redacted == nil {
 		return
 	}
-	old := make(map[string]string, len(state.Manifests.Elements()))
-	for k, v := range state.Manifests.Elements() {
-		if s, ok := v.(types.String); ok && !s.IsNull() && !s.IsUnknown() {
-			old[k] = s.ValueString()
-		}
-	}
+	old, _ := plannedManifests(state.Manifests)
 	if len(old) == 0 {
 		return
 	}
@@ -91,8 +85,7 @@ func (rendered *rendering) keepUnchanged(state *releaseModel, rec manifest.Redac
 		rendered.manifests = kept
 		return
 	}
-	legacy, _ := rendered.redacted.LegacyManifests(rendered.redaction)
-	rendered.manifests = manifest.KeepUnchanged(rendered.manifests, old, legacy, digests, rec.Digests)
+	rendered.manifests = manifest.KeepUnchanged(rendered.manifests, old, digests, rec.Digests)
 }
 
 // recordApplied records in private the key of rec, drawn if needed, and the digests of the

@@ -165,17 +165,19 @@ func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, 
 	tflog.Info(ctx, "applied release "+id, map[string]any{"release": id, "revision": out.Release.Version})
 }
 
-// plannedManifests returns the known manifests of a plan and the keys the plan left unknown.
-func plannedManifests(plan types.Map) (map[string]string, []string) {
-	known := make(map[string]string, len(plan.Elements()))
+// plannedManifests returns the known manifests of a manifests map (a plan's, or a state's) by
+// key, and the keys whose manifests are unknown, sorted.
+func plannedManifests(manifests types.Map) (map[string]string, []string) {
+	known := make(map[string]string, len(manifests.Elements()))
 	var unknown []string
-	for k, v := range plan.Elements() {
+	for k, v := range manifests.Elements() {
 		s, ok := v.(types.String)
-		if !ok || s.IsUnknown() {
+		switch {
+		case !ok || s.IsUnknown():
 			unknown = append(unknown, k)
-			continue
+		case !s.IsNull():
+			known[k] = s.ValueString()
 		}
-		known[k] = s.ValueString()
 	}
 	slices.Sort(unknown)
 	return known, unknown

@@ -45,10 +45,29 @@ func valuesErrorPath(err error) path.Path {
 	if !errors.As(err, &values) {
 		return path.Root("values")
 	}
-	if values.Attribute == "values" || values.Attribute == "values_sensitive" {
+	switch values.Input {
+	case chart.InDocuments:
 		return path.Root("values").AtListIndex(values.Index)
+	case chart.InSensitiveDocuments:
+		return path.Root("values_sensitive").AtListIndex(values.Index)
+	case chart.InSet:
+		return path.Root("set").AtMapKey(values.Key)
+	default:
+		return path.Root("set_sensitive").AtMapKey(values.Key)
 	}
-	return path.Root(values.Attribute).AtMapKey(values.Key)
+}
+
+// valuesDiagnostic refuses values that chart.MergeValues cannot merge, at the attribute, and
+// the document or key, the error names.
+func valuesDiagnostic(id string, err error, redact func(string) string) diag.Diagnostic {
+	at := valuesErrorPath(err)
+	message := err.Error()
+	var values *chart.ValuesError
+	if errors.As(err, &values) {
+		message = at.String() + ": " + values.Err.Error()
+	}
+	return diag.NewAttributeErrorDiagnostic(at, "Invalid Values", fmt.Sprintf(
+		"The values of release %s could not be merged. Fix the YAML document or the --set path named below.\n\n%s", id, redact(message)))
 }
 
 func planMismatchDiagnostic(id string, err error) diag.Diagnostic {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -20,6 +19,7 @@ import (
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/kube"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/refusal"
 )
 
 // dryRunConcurrency bounds the dry-run requests in flight for one release.
@@ -125,12 +125,7 @@ func changedObjects(m, state *releaseModel, env *renderEnv, rendered *rendering)
 	namespace := m.Namespace.ValueString()
 	var previous map[string]string
 	if state != nil {
-		previous = map[string]string{}
-		for k, v := range state.Manifests.Elements() {
-			if s, ok := v.(types.String); ok && !s.IsUnknown() && !s.IsNull() {
-				previous[k] = s.ValueString()
-			}
-		}
+		previous, _ = plannedManifests(state.Manifests)
 	}
 	var out []changedObject
 	for i, obj := range rendered.rendered.Objects {
@@ -276,7 +271,7 @@ func addDryRunWarnings(m *releaseModel, o dryRunOutcome, object, enforce string,
 	at := path.Root("manifests").AtMapKey(o.key)
 	var other []string
 	for _, w := range o.result.Warnings {
-		if enforce != "" && strings.Contains(w, `would violate PodSecurity "`+enforce+":") {
+		if level, ok := refusal.PodSecurityViolation(w); ok && enforce != "" && level == enforce {
 			diags.AddAttributeError(at, "Pods Refused by Pod Security", fmt.Sprintf(
 				"Release %s: namespace %s enforces the %q Pod Security level, and the pods of %s would not meet it, so they would "+
 					"never be created. Change the pod template (securityContext, volumes, host namespaces) to meet the level.\n\n%s",

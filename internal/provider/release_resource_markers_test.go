@@ -1,20 +1,14 @@
 package provider
 
 import (
-	"crypto/hmac"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chartserver"
 )
@@ -153,113 +147,4 @@ func testMarkersAreKeyed(t *testing.T, bin cliBinary) {
 	if out := cli.mustRun("plan", "-detailed-exitcode"); !strings.Contains(out, "No changes.") {
 		t.Errorf("the plan after applying the changed password is not empty:\n%s", out)
 	}
-}
-
-// TestAccRelease_stateWithoutAKeyPlansNoChange turns the state of an applied release into what
-// earlier versions wrote (no key, Secret values as unkeyed SHA-256 markers, derived values as
-// "(sensitive value)") and checks that the next plans, with and without refresh, show no
-// change, and that the refresh gives the release a key. It runs with terraform and with tofu.
-func TestAccRelease_stateWithoutAKeyPlansNoChange(t *testing.T) {
-	forEachCLI(t, testStateWithoutAKeyPlansNoChange)
-}
-
-func testStateWithoutAKeyPlansNoChange(t *testing.T, bin cliBinary) {
-	e := testAccRelease(t)
-	suffix := fmt.Sprintf("%08x", rand.Uint32())
-	password, admin := "legacy-Passw0rd&"+suffix, "Adm1n-"+suffix
-	cli := newTerraformCLI(t, bin)
-	cli.writeConfig(markersConfig(e.namespace, password, admin))
-	cli.mustRun("apply", "-auto-approve")
-	cli.mustRun("apply", "-refresh-only", "-auto-approve")
-
-	secret, err := e.kube.CoreV1().Secrets(e.namespace).Get(t.Context(), "web-forms", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	key := rewriteStateWithoutKey(t, cli, "web", secret.Data)
-	for _, args := range [][]string{{"plan", "-refresh=false", "-detailed-exitcode"}, {"plan", "-detailed-exitcode"}} {
-		if out := cli.mustRun(args...); !strings.Contains(out, "No changes.") {
-			t.Errorf("%s of a state without a key is not empty:\n%s", strings.Join(args, " "), out)
-		}
-	}
-	cli.mustRun("apply", "-refresh-only", "-auto-approve")
-	manifest := stateManifest(t, cli, "web", "Secret/web-forms")
-	if strings.Contains(manifest, "sha256:") || !hmacMarker.MatchString(manifest) {
-		t.Errorf("the refresh did not write keyed markers:\n%s", manifest)
-	}
-	if strings.Contains(manifest, hmacHex(key, []byte(admin))) {
-		t.Errorf("the refreshed state is keyed with the removed key: a new one must be drawn")
-	}
-}
-
-func hmacHex(key, value []byte) string {
-	mac := hmac.New(sha256.New, key)
-	mac.Write(value)
-	return hex.EncodeToString(mac.Sum(nil))[:12]
-}
-
-// rewriteStateWithoutKey rewrites the release's instance in terraform.tfstate as versions
-// before keyed markers wrote it: its private state without the redaction record, each keyed
-// marker of a Secret value (secretData, as the cluster holds it) as the unkeyed SHA-256
-// marker, every other marker as "(sensitive value)". It returns the key it removed.
-func rewriteStateWithoutKey(t *testing.T, cli *terraformCLI, release string, secretData map[string][]byte) []byte {
-	t.Helper()
-	path := filepath.Join(cli.dir, "terraform.tfstate")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var state map[string]any
-	if err := json.Unmarshal(data, &state); err != nil {
-		t.Fatal(err)
-	}
-	var key []byte
-	for _, r := range state["resources"].([]any) {
-		res := r.(map[string]any)
-		if res["name"] != release {
-			continue
-		}
-		instance := res["instances"].([]any)[0].(map[string]any)
-		privateJSON, err := base64.StdEncoding.DecodeString(instance["private"].(string))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var private map[string][]byte
-		if err := json.Unmarshal(privateJSON, &private); err != nil {
-			t.Fatal(err)
-		}
-		var rec struct{ Key []byte }
-		if err := json.Unmarshal(private["redaction"], &rec); err != nil || len(rec.Key) == 0 {
-			t.Fatalf("the private state holds no redaction key (%v): %s", err, privateJSON)
-		}
-		key = rec.Key
-		delete(private, "redaction")
-		privateJSON, _ = json.Marshal(private)
-		instance["private"] = base64.StdEncoding.EncodeToString(privateJSON)
-
-		legacy := map[string]string{}
-		for _, value := range secretData {
-			sum := sha256.Sum256(value)
-			legacy["(sensitive value hmac:"+hmacHex(key, value)+")"] = "(sensitive value sha256:" + hex.EncodeToString(sum[:])[:12] + ")"
-		}
-		attrs := instance["attributes"].(map[string]any)
-		manifests := attrs["manifests"].(map[string]any)
-		for k, v := range manifests {
-			manifests[k] = hmacMarker.ReplaceAllStringFunc(v.(string), func(m string) string {
-				if l, ok := legacy[m]; ok && strings.HasPrefix(k, "Secret/") {
-					return l
-				}
-				return "(sensitive value)"
-			})
-		}
-	}
-	if key == nil {
-		t.Fatalf("terraform.tfstate holds no release %s", release)
-	}
-	state["serial"] = state["serial"].(float64) + 1
-	out, _ := json.MarshalIndent(state, "", "  ")
-	if err := os.WriteFile(path, out, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return key
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -169,8 +170,7 @@ func (r *releaseResource) load(ctx context.Context, m *releaseModel, diags *diag
 	}
 	out.inputs = values
 	if out.values, err = chart.MergeValues(values); err != nil {
-		diags.AddAttributeError(valuesErrorPath(err), "Invalid Values", fmt.Sprintf(
-			"The values of release %s could not be merged. Fix the YAML document or the --set path named below.\n\n%s", m.releaseID(), redactor.String(err.Error())))
+		diags.Append(valuesDiagnostic(m.releaseID(), err, redactor.String))
 		return nil
 	}
 	return out
@@ -426,17 +426,8 @@ func (r *releaseResource) onlyIgnoredDiffer(ctx context.Context, env *renderEnv,
 
 // sameManifests reports whether rendered equals the known manifests of a state.
 func sameManifests(rendered map[string]string, state types.Map) bool {
-	elems := state.Elements()
-	if state.IsNull() || state.IsUnknown() || len(elems) != len(rendered) {
-		return false
-	}
-	for k, v := range elems {
-		s, ok := v.(types.String)
-		if !ok || s.IsUnknown() || s.IsNull() || rendered[k] != s.ValueString() {
-			return false
-		}
-	}
-	return true
+	known, unknown := plannedManifests(state)
+	return !state.IsNull() && !state.IsUnknown() && len(unknown) == 0 && len(known) == len(state.Elements()) && maps.Equal(known, rendered)
 }
 
 // needsUpgrade reports whether applying plan over state takes a Helm upgrade: the objects or

@@ -2,9 +2,11 @@ package provider
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -73,6 +75,7 @@ func TestValuesErrorPath(t *testing.T) {
 		want   path.Path
 	}{
 		{values: chart.Values{Documents: []string{"a: 1", "b: [unclosed"}}, want: path.Root("values").AtListIndex(1)},
+		{values: chart.Values{Documents: []string{"a: 1"}, SensitiveDocuments: []string{"b: 2", "c: [unclosed"}}, want: path.Root("values_sensitive").AtListIndex(1)},
 		{values: chart.Values{Set: map[string]string{"a..b": "1"}}, want: path.Root("set").AtMapKey("a..b")},
 		{values: chart.Values{SetSensitive: map[string]string{"x[": "s3cr3t"}}, want: path.Root("set_sensitive").AtMapKey("x[")},
 	} {
@@ -82,6 +85,10 @@ func TestValuesErrorPath(t *testing.T) {
 		}
 		if got := valuesErrorPath(err); !got.Equal(tt.want) {
 			t.Errorf("valuesErrorPath(%v) = %s, want %s", err, got, tt.want)
+		}
+		d := valuesDiagnostic("ns/web", err, func(s string) string { return s })
+		if at, ok := d.(diag.DiagnosticWithPath); !ok || !at.Path().Equal(tt.want) || !strings.Contains(d.Detail(), tt.want.String()+": ") {
+			t.Errorf("valuesDiagnostic(%v) = %v: %q, want it at %s and naming it", err, d, d.Detail(), tt.want)
 		}
 	}
 	if got := valuesErrorPath(errors.New(`set["a"]: looks like set but is not typed`)); !got.Equal(path.Root("values")) {

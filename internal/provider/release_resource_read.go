@@ -45,16 +45,6 @@ func (r *releaseResource) Read(ctx context.Context, req resource.ReadRequest, re
 	}
 
 	state.ID = types.StringValue(id)
-	if state.Cascade.IsNull() {
-		// State written before cascade existed: record the default, so the next plan shows nothing.
-		state.Cascade = types.StringValue(defaultReleaseCascade)
-	}
-	if state.ForceReplace.IsNull() {
-		state.ForceReplace = types.BoolValue(false)
-	}
-	if state.PlanChecks.IsNull() {
-		state.PlanChecks = types.StringValue(planChecksAll)
-	}
 	state.Revision = types.Int64Value(int64(rel.Version))
 	state.Status = types.StringValue(string(rel.Info.Status))
 	if rel.Chart != nil && rel.Chart.Metadata != nil {
@@ -64,7 +54,7 @@ func (r *releaseResource) Read(ctx context.Context, req resource.ReadRequest, re
 	if rel.Info.Status.IsPending() {
 		resp.Diagnostics.Append(pendingWarning(id, rel, state.RecoverPending.ValueBool()))
 	}
-	// A release without a key (imported, or written before keys existed) gets one now; its
+	// A release without a key (an imported one) gets one now; its
 	// objects' manifests are written anew with it below.
 	// An imported release's manifests are redacted conservatively, as the inputs that are
 	// sensitive are not known (see importRedactor).
@@ -218,15 +208,15 @@ func liveRedactor(desired []manifest.Object, state *releaseModel, sensitive []st
 	if err != nil {
 		return plain
 	}
-	recorded := state.Manifests.Elements()
+	recorded, _ := plannedManifests(state.Manifests)
 	var real, shown []manifest.Object
 	for _, key := range slices.Sorted(maps.Keys(applied)) {
-		s, ok := recorded[key].(types.String)
-		if !ok || s.IsNull() || s.IsUnknown() {
+		text, ok := recorded[key]
+		if !ok {
 			continue
 		}
 		a, errA := manifest.SplitDocuments(applied[key])
-		b, errB := manifest.SplitDocuments(s.ValueString())
+		b, errB := manifest.SplitDocuments(text)
 		if errA != nil || errB != nil || len(a) != 1 || len(b) != 1 {
 			return plain
 		}

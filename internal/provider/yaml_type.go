@@ -2,8 +2,8 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"regexp"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/attr/xattr"
@@ -138,9 +138,6 @@ func (v yamlListValidator) ValidateList(ctx context.Context, req validator.ListR
 	}
 }
 
-// yamlErrorLine finds the line a YAML error names.
-var yamlErrorLine = regexp.MustCompile(`\bline (\d+)\b`)
-
 // validateSensitiveDocument refuses a sensitive document that is not a YAML mapping of values,
 // naming its line but nothing of its text.
 func validateSensitiveDocument(doc yamlValue, at path.Path, diags *diag.Diagnostics) {
@@ -152,8 +149,9 @@ func validateSensitiveDocument(doc yamlValue, at path.Path, diags *diag.Diagnost
 		return
 	}
 	where := "It is not a YAML mapping of values"
-	if m := yamlErrorLine.FindStringSubmatch(err.Error()); m != nil {
-		where = "It is not valid YAML at line " + m[1]
+	var values *chart.ValuesError
+	if errors.As(err, &values) && values.Line > 0 {
+		where = fmt.Sprintf("It is not valid YAML at line %d", values.Line)
 	}
 	diags.AddAttributeError(at, "Invalid YAML", fmt.Sprintf("The value at %s is not a YAML mapping of values. %s (positions count from "+
 		"the document's first line); the parser's message is not shown, as it may quote the sensitive document. Check the document, "+

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/refusal"
 )
 
 // A rule's finding about one object: it failed for good (final), or it waits for a reason that
@@ -22,19 +24,16 @@ const (
 )
 
 // failedCreateFinding rates the message of a workload controller that could not create a pod.
-// Admission that refuses the pod (Pod Security, a LimitRange, an admission webhook that denied
-// it) refuses it again on every retry: final. A ResourceQuota that is exhausted is final too,
-// unless pods of the namespace are terminating and will free it. Anything else (a webhook that
-// did not answer, a ServiceAccount not created yet) may clear.
+// Admission that refuses the pod (Pod Security, a LimitRange, an admission webhook or policy
+// that denied it) refuses it again on every retry: final. A ResourceQuota that is exhausted is
+// final too, unless pods of the namespace are terminating and will free it. Anything else (a
+// webhook that did not answer, a ServiceAccount not created yet) may clear.
 func failedCreateFinding(message string, terminatingPods int) finding {
 	f := finding{Failure: Failure{Reason: "FailedCreate", Message: message}}
-	switch {
-	case strings.Contains(message, "exceeded quota"):
+	switch refusal.ClassifyCreate(message).Class {
+	case refusal.Quota:
 		f.final = terminatingPods == 0
-	case strings.Contains(message, "denied the request"),
-		strings.Contains(message, "violates PodSecurity"),
-		strings.Contains(message, "is forbidden") && !strings.Contains(message, "error looking up service account") &&
-			!strings.Contains(message, "failed calling webhook"):
+	case refusal.Webhook, refusal.Policy, refusal.PodSecurity, refusal.Admission:
 		f.final = true
 	}
 	return f

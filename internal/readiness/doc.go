@@ -15,7 +15,7 @@
 //   - a bare Pod in the same state;
 //   - a workload whose controller cannot create pods because admission
 //     refuses them (FailedCreate: a ResourceQuota no terminating pod will
-//     free, a LimitRange, Pod Security, a webhook that denied them);
+//     free, a LimitRange, Pod Security, a webhook or policy that denied them);
 //   - a PersistentVolumeClaim (of the release, or mounted by a pod that
 //     waits for it) whose StorageClass does not exist, or that has none;
 //   - a failed Job (BackoffLimitExceeded, DeadlineExceeded, ...), with how
