@@ -93,7 +93,7 @@ func renderRedacted(ctx context.Context, l *Loaded, v Values, o RenderOptions, r
 	if err != nil {
 		return nil, err
 	}
-	rendered, err := RenderStable(ctx, l, values, o, nil)
+	rendered, err := RenderStable(ctx, l, values, o, Prior{})
 	if err != nil {
 		redactor := manifest.NewKeyedRedactor(append(v.SensitiveInputs(), red.Sensitive...), red.Key, nil)
 		return nil, errors.New(RedactRenderError(ctx, l, v, o, err, redactor))
