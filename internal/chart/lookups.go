@@ -145,7 +145,7 @@ func (l *lookups) matches(obj manifest.Object, call lookupCall) bool {
 // overlaid returns live, what the cluster holds of an object (empty when nothing), with obj's
 // fields laid over it as the API server stores them.
 func overlaid(live map[string]any, obj manifest.Object) map[string]any {
-	return mergeFields(live, stored(obj))
+	return mergeMaps(live, stored(obj))
 }
 
 // overlaidList returns list, the cluster's answer to a list lookup, with objs in place of or
@@ -196,23 +196,5 @@ func stored(obj manifest.Object) map[string]any {
 	}
 	out["data"] = data
 	delete(out, "stringData")
-	return out
-}
-
-// mergeFields lays over's fields over base: maps are merged, anything else replaced.
-func mergeFields(base, over map[string]any) map[string]any {
-	out := copyMap(base)
-	if out == nil {
-		out = map[string]any{}
-	}
-	for k, v := range over {
-		if vm, ok := v.(map[string]any); ok {
-			if bm, ok := out[k].(map[string]any); ok {
-				out[k] = mergeFields(bm, vm)
-				continue
-			}
-		}
-		out[k] = v
-	}
 	return out
 }
