@@ -44,6 +44,13 @@ type client struct {
 	user, password string
 }
 
+// in returns a copy of c that reports to t, for a subtest.
+func (c *client) in(t *testing.T) *client {
+	copied := *c
+	copied.t = t
+	return &copied
+}
+
 type response struct {
 	status int
 	body   string
@@ -221,6 +228,7 @@ func TestServer_authentication(t *testing.T) {
 		{"personal access token", "anyone", testPAT, http.StatusNotFound},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			c := c.in(t)
 			c.user, c.password = tc.user, tc.password
 			c.expect("GET", statePath, "", tc.status)
 		})
@@ -242,7 +250,7 @@ func TestServer_routes(t *testing.T) {
 		{"unsupported method", "PUT", statePath, `{}`, http.StatusMethodNotAllowed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c.expect(tc.method, tc.path, tc.body, tc.status)
+			c.in(t).expect(tc.method, tc.path, tc.body, tc.status)
 		})
 	}
 	if got := c.expect("GET", "/api/v4/projects/42/terraform/state/by-path", "", http.StatusOK).body; got != `{}` {

@@ -118,7 +118,8 @@ func TestResolve_explicitHostIgnoresKubeconfig(t *testing.T) {
 
 func TestResolve_badCACertificateIsRejected(t *testing.T) {
 	_, _, err := Resolve(Options{Host: "https://explicit:6443", ClusterCACertificate: "not a pem"})
-	if err == nil {
-		t.Fatal("want an error for an invalid CA certificate")
+	if err == nil || !strings.Contains(err.Error(), "invalid explicit configuration for host https://explicit:6443") ||
+		!strings.Contains(err.Error(), "root certificates") || errors.Is(err, ErrNoConfiguration) {
+		t.Fatalf("got %v, want the explicit host's configuration refused for its CA certificate", err)
 	}
 }

@@ -186,7 +186,7 @@ resource "gitlabk8s_environment" "test" {
 					if !gitlab.OwnedBy(ns.Annotations, ns.Labels, name) || ns.Labels["team"] != "payments" {
 						return fmt.Errorf("namespace lacks the ownership marker or the user's label: labels %v annotations %v", ns.Labels, ns.Annotations)
 					}
-					if ns.Annotations[gitlab.AnnotationPipelineURL] == "" || ns.Annotations[gitlab.AnnotationGitLabApp] != "group-app" {
+					if ns.Annotations[gitlab.AnnotationPipelineURL] != "https://gitlab.example/group/app/-/pipelines/1" || ns.Annotations[gitlab.AnnotationGitLabApp] != "group-app" {
 						return fmt.Errorf("namespace lacks the pipeline record or GitLab's annotations: %v", ns.Annotations)
 					}
 					for _, sa := range []string{"deploy"} {

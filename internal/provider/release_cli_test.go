@@ -231,12 +231,17 @@ func (c *terraformCLI) start(args ...string) (*exec.Cmd, *e2e.SyncBuffer) {
 	return cmd, out
 }
 
-// providerLog returns what the provider logged so far.
+// providerLog returns what the provider logged so far, and fails the test when it holds no
+// trace message of the provider.
 func (c *terraformCLI) providerLog() string {
 	c.t.Helper()
 	data, err := os.ReadFile(c.logPath)
 	if err != nil {
 		c.t.Fatalf("read the provider log: %v", err)
+	}
+	// A check that finds nothing in an empty log proves nothing.
+	if log := string(data); !strings.Contains(log, "@level=trace") && !strings.Contains(log, "[TRACE]") {
+		c.t.Fatalf("the provider log holds no trace messages; TF_LOG_PROVIDER=TRACE is not captured (%d bytes)", len(data))
 	}
 	return string(data)
 }

@@ -6,7 +6,9 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"testing"
 
+	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
@@ -37,8 +39,12 @@ func (c manifestChangesCheck) CheckPlan(_ context.Context, req plancheck.CheckPl
 		if rc.Address != c.address {
 			continue
 		}
-		before := planManifestsOf(rc.Change.Before)
-		after := planManifestsOf(rc.Change.After)
+		if unknown, _ := rc.Change.AfterUnknown.(map[string]any); unknown["manifests"] == true {
+			resp.Error = fmt.Errorf("the plan leaves every manifest of %s unknown", c.address)
+			return
+		}
+		before := planManifestsOf(rc.Change.Before, nil)
+		after := planManifestsOf(rc.Change.After, rc.Change.AfterUnknown)
 		var problems []string
 		keys := map[string]bool{}
 		for k := range before {
@@ -78,17 +84,32 @@ func (c manifestChangesCheck) CheckPlan(_ context.Context, req plancheck.CheckPl
 	resp.Error = fmt.Errorf("%s is not in the plan", c.address)
 }
 
-func planManifestsOf(value any) map[string]string {
+// planManifestsOf returns the manifests of a plan's value by key. An entry the plan leaves
+// unknown (absent from the value, or not a string) reads as unknownManifest, so that a known
+// entry that became unknown counts as a change.
+func planManifestsOf(value any, unknown any) map[string]string {
 	obj, _ := value.(map[string]any)
 	raw, _ := obj["manifests"].(map[string]any)
 	out := make(map[string]string, len(raw))
 	for k, v := range raw {
 		if s, ok := v.(string); ok {
 			out[k] = s
+		} else {
+			out[k] = unknownManifest
+		}
+	}
+	unknownObj, _ := unknown.(map[string]any)
+	unknownEntries, _ := unknownObj["manifests"].(map[string]any)
+	for k, isUnknown := range unknownEntries {
+		if b, _ := isUnknown.(bool); b {
+			out[k] = unknownManifest
 		}
 	}
 	return out
 }
+
+// unknownManifest stands for a manifest the plan leaves unknown.
+const unknownManifest = "(known after apply)"
 
 // changedLines returns the removed and added lines of a line diff, without indentation.
 func manifestChangedLines(before, after string) (removed, added []string) {
@@ -116,4 +137,24 @@ func tfjsonpathManifest(key string) tfjsonpath.Path {
 // knownStringContaining checks a known string value contains s.
 func knownStringContaining(s string) knownvalue.Check {
 	return knownvalue.StringRegexp(regexp.MustCompile(regexp.QuoteMeta(s)))
+}
+
+// An entry that was known and the plan leaves unknown is a change, not an unchanged entry.
+func TestManifestChangesCheck_unknownEntryIsAChange(t *testing.T) {
+	const address = "gitlabk8s_release.web"
+	plan := &tfjson.Plan{ResourceChanges: []*tfjson.ResourceChange{{Address: address, Change: &tfjson.Change{
+		Before:       map[string]any{"manifests": map[string]any{"ConfigMap/a": "a: 1\n", "Secret/b": "b: 1\n"}},
+		After:        map[string]any{"manifests": map[string]any{"ConfigMap/a": "a: 1\n"}},
+		AfterUnknown: map[string]any{"manifests": map[string]any{"Secret/b": true}},
+	}}}}
+	resp := &plancheck.CheckPlanResponse{}
+	expectManifestChanges(address, nil).CheckPlan(t.Context(), plancheck.CheckPlanRequest{Plan: plan}, resp)
+	if resp.Error == nil || !strings.Contains(resp.Error.Error(), "Secret/b") {
+		t.Errorf("a manifest that became unknown passes as unchanged: %v", resp.Error)
+	}
+	resp = &plancheck.CheckPlanResponse{}
+	expectManifestChanges(address, map[string]*manifestLines{"Secret/b": nil}).CheckPlan(t.Context(), plancheck.CheckPlanRequest{Plan: plan}, resp)
+	if resp.Error == nil {
+		t.Error("a manifest that became unknown passes as deleted")
+	}
 }

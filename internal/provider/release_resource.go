@@ -407,6 +407,7 @@ func (r *releaseResource) ImportState(ctx context.Context, req resource.ImportSt
 	} {
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(attr), value)...)
 	}
+	resp.Diagnostics.Append(markImported(ctx, resp.Private)...)
 }
 
 // releaseNameValidator applies Helm's rules for release names.

@@ -14,12 +14,28 @@ import (
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 )
 
-// isImported reports whether a refresh of state reads a release that has no record of its
-// redaction, no manifests and no sensitive inputs: an import, run without the configuration,
-// which alone says which values are sensitive.
-func isImported(state *releaseModel, rec manifest.Redaction) bool {
-	return rec.Key == nil && len(state.Manifests.Elements()) == 0 &&
-		len(state.SetSensitive.Elements()) == 0 && len(state.ValuesSensitive.Elements()) == 0
+// importedPrivateKey is the private state entry an import writes: the refresh that follows
+// reads the release without its configuration, which alone says which values are sensitive.
+const importedPrivateKey = "imported"
+
+// markImported records in private that the release is being imported.
+func markImported(ctx context.Context, private privateSetter) diag.Diagnostics {
+	return private.SetKey(ctx, importedPrivateKey, []byte("true"))
+}
+
+// wasImported reports whether private holds the mark of an import not refreshed yet.
+func wasImported(ctx context.Context, private privateGetter) bool {
+	if private == nil {
+		return false
+	}
+	data, diags := private.GetKey(ctx, importedPrivateKey)
+	return !diags.HasError() && string(data) == "true"
+}
+
+// clearImported removes the mark of an import from private, once the refresh has recorded how
+// the imported release's manifests are redacted.
+func clearImported(ctx context.Context, private privateSetter) diag.Diagnostics {
+	return private.SetKey(ctx, importedPrivateKey, nil)
 }
 
 // importRedactor returns the redactor of the manifests of an imported release, and records in

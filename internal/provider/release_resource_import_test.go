@@ -276,3 +276,18 @@ func TestAccRelease_importOfAnUmbrellaChartHidesEveryString(t *testing.T) {
 		t.Errorf("helm history = %v, want the one revision helm installed", got)
 	}
 }
+
+// An import marks the private state; the refresh that follows reads the mark and clears it.
+func TestImportedMark(t *testing.T) {
+	ctx := t.Context()
+	private := mapPrivate{}
+	if wasImported(ctx, private) || wasImported(ctx, nil) {
+		t.Fatal("a private state without the mark reads as imported")
+	}
+	if diags := markImported(ctx, private); diags.HasError() || !wasImported(ctx, private) {
+		t.Fatalf("the mark does not read back: %v", diags)
+	}
+	if diags := clearImported(ctx, private); diags.HasError() || wasImported(ctx, private) || len(private) != 0 {
+		t.Errorf("the cleared mark is still there: %v", private)
+	}
+}

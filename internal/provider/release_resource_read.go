@@ -63,7 +63,7 @@ func (r *releaseResource) Read(ctx context.Context, req resource.ReadRequest, re
 	rec := readRedaction(ctx, req.Private)
 	var imported *manifest.Redactor
 	if rec.Key == nil || rec.Conservative {
-		isImport := rec.Conservative || isImported(&state, rec)
+		isImport := rec.Conservative || wasImported(ctx, req.Private)
 		var ok bool
 		if rec, ok = withKey(rec, &resp.Diagnostics); !ok {
 			return
@@ -72,6 +72,7 @@ func (r *releaseResource) Read(ctx context.Context, req resource.ReadRequest, re
 			imported = r.importRedactor(ctx, env, &state, rel, &rec, &resp.Diagnostics)
 		}
 		resp.Diagnostics.Append(writeRedaction(ctx, resp.Private, rec)...)
+		resp.Diagnostics.Append(clearImported(ctx, resp.Private)...)
 	}
 	manifests := r.liveManifests(ctx, env, &state, rel, rec, imported, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {

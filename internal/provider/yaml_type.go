@@ -148,12 +148,11 @@ func validateSensitiveDocument(doc yamlValue, at path.Path, diags *diag.Diagnost
 	if err == nil {
 		return
 	}
-	where := "It is not a YAML mapping of values"
+	what := "is not a YAML mapping of values (a document must map keys to values)"
 	var values *chart.ValuesError
 	if errors.As(err, &values) && values.Line > 0 {
-		where = fmt.Sprintf("It is not valid YAML at line %d", values.Line)
+		what = fmt.Sprintf("is not valid YAML at line %d (positions count from the document's first line)", values.Line)
 	}
-	diags.AddAttributeError(at, "Invalid YAML", fmt.Sprintf("The value at %s is not a YAML mapping of values. %s (positions count from "+
-		"the document's first line); the parser's message is not shown, as it may quote the sensitive document. Check the document, "+
-		"for instance with yamlencode of a map.", at, where))
+	diags.AddAttributeError(at, "Invalid YAML", fmt.Sprintf("The value at %s %s; the parser's message is not shown, as it may quote "+
+		"the sensitive document. Check the document, for instance with yamlencode of a map.", at, what))
 }

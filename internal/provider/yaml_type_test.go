@@ -84,6 +84,9 @@ func TestYAMLListValidator_sensitiveDocumentsAreNotQuoted(t *testing.T) {
 			if strings.Contains(d.Detail(), secret) {
 				t.Errorf("the diagnostic quotes the sensitive document: %q", d.Detail())
 			}
+			if first, _, _ := strings.Cut(d.Detail(), ";"); strings.Count(d.Detail(), "not a YAML mapping")+strings.Count(d.Detail(), "not valid YAML") != 1 || !strings.Contains(first, tt.want) {
+				t.Errorf("the diagnostic does not say once, in its first sentence, what is wrong: %q", d.Detail())
+			}
 		})
 	}
 }
