@@ -91,6 +91,20 @@ func secretData(t *testing.T, r *Rendered, name, key string) string {
 	return string(decoded)
 }
 
+// secretCertificate parses the PEM certificate in the data of Secret name at key.
+func secretCertificate(t *testing.T, r *Rendered, name, key string) *x509.Certificate {
+	t.Helper()
+	block, _ := pem.Decode([]byte(secretData(t, r, name, key)))
+	if block == nil {
+		t.Fatalf("Secret %s holds no PEM block at %s", name, key)
+	}
+	cert, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cert
+}
+
 func TestRenderStable_unrelatedChangeKeepsEveryDrawnValue(t *testing.T) {
 	release := newDrawnRelease(t)
 	installed := release.apply(nil)
@@ -135,20 +149,11 @@ func TestRenderStable_certificateFollowsItsHost(t *testing.T) {
 	release := newDrawnRelease(t)
 	installed := release.apply(map[string]any{"host": "a.example.test"})
 	moved := release.plan(map[string]any{"host": "b.example.test"})
-	block, _ := pem.Decode([]byte(secretData(t, moved, "web-tls", "tls.crt")))
-	cert, err := x509.ParseCertificate(block.Bytes)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cert := secretCertificate(t, moved, "web-tls", "tls.crt")
 	if cert.Subject.CommonName != "b.example.test" {
 		t.Errorf("the certificate names %s after the host changed to b.example.test", cert.Subject.CommonName)
 	}
-	caBlock, _ := pem.Decode([]byte(secretData(t, moved, "web-tls", "ca.crt")))
-	ca, err := x509.ParseCertificate(caBlock.Bytes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cert.CheckSignatureFrom(ca); err != nil {
+	if err := cert.CheckSignatureFrom(secretCertificate(t, moved, "web-tls", "ca.crt")); err != nil {
 		t.Errorf("the new certificate is not signed by the CA beside it: %v", err)
 	}
 	if secretData(t, installed, "web-tls", "ca.crt") == secretData(t, moved, "web-tls", "ca.crt") {
