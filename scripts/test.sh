@@ -33,9 +33,11 @@ log "acceptance tests use $TF_ACC_TERRAFORM_PATH"
 
 # The helm CLI, for the tests that prove a release is an ordinary Helm release (helm list,
 # history, rollback work on it). Cached in $GITLABK8S_BIN_DIR after the first build.
-GITLABK8S_HELM="$("$scripts/build-helm.sh")"
-export GITLABK8S_HELM
-log "helm CLI tests use $GITLABK8S_HELM"
+# Both majors: a release this provider manages is also read and changed by helm 3 and helm 4.
+GITLABK8S_HELM="$("$scripts/build-helm.sh" "$HELM_VERSION")"
+GITLABK8S_HELM4="$("$scripts/build-helm.sh" "$HELM4_VERSION")"
+export GITLABK8S_HELM GITLABK8S_HELM4
+log "helm CLI tests use $GITLABK8S_HELM and $GITLABK8S_HELM4"
 
 # The provider runs in the test process, so its acceptance tests can run under the race detector.
 # These do, and only these (under it the whole package's run takes about 70% longer, for paths
