@@ -84,6 +84,8 @@ func (s State) Latest() []byte {
 type state struct {
 	versions [][]byte
 	lock     *LockInfo
+	// updated is when a version was last stored or the lock last taken.
+	updated time.Time
 }
 
 // Server serves the Terraform state API of one project. It is safe for
@@ -111,6 +113,7 @@ func New(cfg Config) *Server {
 	s.mux.HandleFunc("POST "+prefix+"/lock", s.lock)
 	s.mux.HandleFunc("DELETE "+prefix+"/lock", s.unlock)
 	s.routeEnvironments()
+	s.mux.HandleFunc("POST /api/graphql", s.graphql)
 	return s
 }
 
@@ -282,6 +285,7 @@ func (s *Server) postState(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st.versions = append(st.versions, data)
+	st.updated = s.cfg.Now().UTC()
 	w.WriteHeader(http.StatusOK)
 }
 
@@ -338,6 +342,7 @@ func (s *Server) lock(w http.ResponseWriter, r *http.Request) {
 			Created:   s.cfg.Now().UTC(),
 			Path:      req.Path,
 		}
+		st.updated = st.lock.Created
 	}
 	// GitLab answers with the request's Operation, Info, Version and Path but
 	// the held lock's ID, Who and Created: the ID is what Terraform reads.
@@ -394,7 +399,7 @@ func (s *Server) unlock(w http.ResponseWriter, r *http.Request) {
 func (s *Server) findOrCreate(name string) *state {
 	st, ok := s.states[name]
 	if !ok {
-		st = &state{}
+		st = &state{updated: s.cfg.Now().UTC()}
 		s.states[name] = st
 	}
 	return st
