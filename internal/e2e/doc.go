@@ -7,8 +7,8 @@
 // It does not interpret the pipelines itself: gitlab-ci-local, a local runner
 // of GitLab pipelines, runs them (scripts/install-gitlab-ci-local.sh installs
 // it). A [Pipeline] is a Git repository holding the pipeline's commit;
-// gitlab-ci-local evaluates its workflow, rules, needs, extends and
-// artifacts, and runs each job with its shell executor in a folder of its
+// gitlab-ci-local evaluates its rules, needs, extends and artifacts (not
+// workflow:rules, which version 4.65 ignores), and runs each job with its shell executor in a folder of its
 // own. A test runs a whole pipeline as GitLab creates it and checks which jobs
 // ran, or one job by name (a manual job as if played); a job's artifacts
 // stay in the pipeline for the jobs that need them, after its branch is gone

@@ -57,6 +57,11 @@ production:
   script: [echo production]
   rules:
     - if: $CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH
+branch_pipelines_only:
+  stage: build
+  script: [echo branch]
+  rules:
+    - if: $CI_COMMIT_BRANCH
 fail:
   stage: build
   script:
@@ -110,8 +115,8 @@ func newTestRunner(t *testing.T) (*Runner, *Pipeline) {
 	return r, p
 }
 
-// The pipeline runs what its workflow and rules select (not the production job, not the manual
-// ones), with GitLab's variable precedence, and a manual job played later gets its needs'
+// The pipeline runs what its rules select (not the production job, not the branch pipelines'
+// one, not the manual ones), with GitLab's variable precedence, and a manual job played later gets its needs'
 // artifacts; masked values never reach a log.
 func TestPipeline_artifactsVariablesAndMasking(t *testing.T) {
 	_, p := newTestRunner(t)
