@@ -191,9 +191,6 @@ func TestPipeline_killEndsTheProcessGroup(t *testing.T) {
 	if err := pollUntil(context.Background(), func(context.Context) (bool, error) { return strings.Contains(job.Log(), "$ sleep 300"), nil }); err != nil {
 		t.Fatalf("the job never started its script:\n%s", job.Log())
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
 	if err := job.Kill(); err != nil {
 		t.Fatal(err)
 	}
