@@ -86,6 +86,7 @@ func setup(t *testing.T) *harness {
 	if harnessErr != nil {
 		t.Fatal(harnessErr)
 	}
+	t.Logf("toolchain: gitlab-ci-local=%s", shared.gitlabCILocal)
 	return shared
 }
 

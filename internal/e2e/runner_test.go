@@ -89,6 +89,7 @@ func gitlabCILocal(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("toolchain: gitlab-ci-local=%s", gcl)
 	return gcl
 }
 
