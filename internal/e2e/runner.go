@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -430,6 +431,31 @@ func (p *Pipeline) Preview(name string) (job, global map[string]any, err error) 
 		return nil, nil, fmt.Errorf("the configuration has no job %s", name)
 	}
 	return job, doc, nil
+}
+
+// ListedJob is a job of the pipeline as gitlab-ci-local lists it, its rules
+// evaluated.
+type ListedJob struct {
+	Name string `json:"name"`
+	// When is on_success, manual, never...
+	When string `json:"when"`
+}
+
+// List returns the jobs the pipeline would hold, `when: never` included.
+func (p *Pipeline) List() ([]ListedJob, error) {
+	cmd := exec.Command(p.runner.Command, append(p.arguments(), "--list-json")...)
+	cmd.Dir = p.repo
+	cmd.Env = p.runner.environ()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("gitlab-ci-local --list-json: %w\n%s", err, p.runner.mask(stderr.String()))
+	}
+	var jobs []ListedJob
+	if err := json.Unmarshal(stdout.Bytes(), &jobs); err != nil {
+		return nil, fmt.Errorf("parse gitlab-ci-local's job list: %w", err)
+	}
+	return jobs, nil
 }
 
 // Exec runs a command after the job, as one more line of its script would:

@@ -298,6 +298,39 @@ func TestExamplePipeline_shape(t *testing.T) {
 	}
 }
 
+// The example's rules, as gitlab-ci-local evaluates them: a merge request pipeline holds the
+// review jobs, its stop job manual; the default branch's holds production's. No cluster needed.
+func TestExamplePipeline_jobsOfEachPipeline(t *testing.T) {
+	r, _ := newTestRunner(t)
+	for _, c := range []struct {
+		opts PipelineOptions
+		want []string
+	}{
+		{PipelineOptions{Source: "merge_request_event", Ref: "feature", MergeRequestIID: "3"}, []string{"deploy_review on_success", "plan on_success", "stop_review manual", "validate on_success"}},
+		{PipelineOptions{Source: "push", Ref: "main"}, []string{"deploy_production on_success", "plan_production on_success", "validate on_success"}},
+	} {
+		c.opts.Checkout = exampleDir(t)
+		p, err := r.NewPipeline(c.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs, err := p.List()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, j := range jobs {
+			if j.When != "never" {
+				got = append(got, j.Name+" "+j.When)
+			}
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("a %s pipeline on %s holds %v, want %v", c.opts.Source, c.opts.Ref, got, c.want)
+		}
+	}
+}
+
 // exampleDir is examples/gitlab-ci of this checkout.
 func exampleDir(t *testing.T) string {
 	t.Helper()
