@@ -414,16 +414,12 @@ func (p *Pipeline) terraformReport(name, dir string) (string, error) {
 // `default` and YAML anchors merged, variables not expanded) and the
 // configuration's global keys.
 func (p *Pipeline) Preview(name string) (job, global map[string]any, err error) {
-	cmd := exec.Command(p.runner.Command, append(p.arguments(), "--preview")...)
-	cmd.Dir = p.repo
-	cmd.Env = p.runner.environ()
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return nil, nil, fmt.Errorf("gitlab-ci-local --preview: %w\n%s", err, p.runner.mask(stderr.String()))
+	out, err := p.query("--preview")
+	if err != nil {
+		return nil, nil, err
 	}
 	var doc map[string]any
-	if err := yaml.Unmarshal(stdout.Bytes(), &doc); err != nil {
+	if err := yaml.Unmarshal(out, &doc); err != nil {
 		return nil, nil, fmt.Errorf("parse gitlab-ci-local's preview: %w", err)
 	}
 	job, ok := doc[name].(map[string]any)
@@ -431,6 +427,20 @@ func (p *Pipeline) Preview(name string) (job, global map[string]any, err error) 
 		return nil, nil, fmt.Errorf("the configuration has no job %s", name)
 	}
 	return job, doc, nil
+}
+
+// query runs gitlab-ci-local with an option that prints the configuration
+// and runs nothing, and returns what it printed.
+func (p *Pipeline) query(option string) ([]byte, error) {
+	cmd := exec.Command(p.runner.Command, append(p.arguments(), option)...)
+	cmd.Dir = p.repo
+	cmd.Env = p.runner.environ()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("gitlab-ci-local %s: %w\n%s", option, err, p.runner.mask(stderr.String()))
+	}
+	return stdout.Bytes(), nil
 }
 
 // ListedJob is a job of the pipeline as gitlab-ci-local lists it, its rules
@@ -443,16 +453,12 @@ type ListedJob struct {
 
 // List returns the jobs the pipeline would hold, `when: never` included.
 func (p *Pipeline) List() ([]ListedJob, error) {
-	cmd := exec.Command(p.runner.Command, append(p.arguments(), "--list-json")...)
-	cmd.Dir = p.repo
-	cmd.Env = p.runner.environ()
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("gitlab-ci-local --list-json: %w\n%s", err, p.runner.mask(stderr.String()))
+	out, err := p.query("--list-json")
+	if err != nil {
+		return nil, err
 	}
 	var jobs []ListedJob
-	if err := json.Unmarshal(stdout.Bytes(), &jobs); err != nil {
+	if err := json.Unmarshal(out, &jobs); err != nil {
 		return nil, fmt.Errorf("parse gitlab-ci-local's job list: %w", err)
 	}
 	return jobs, nil
