@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -391,7 +390,3 @@ func checkUntouched(t *testing.T, created, live *corev1.Namespace) {
 	}
 }
 
-// ansiEscape matches the CLI's color codes, which it writes without a terminal too.
-var ansiEscape = regexp.MustCompile(`\x1b\[[0-9;]*m`)
-
-func plainLog(log string) string { return ansiEscape.ReplaceAllString(log, "") }

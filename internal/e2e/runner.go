@@ -234,6 +234,11 @@ func (p *Pipeline) RunPipeline(ctx context.Context) (*PipelineResult, error) {
 	return res, nil
 }
 
+// ansiEscape matches color codes, which the CLIs write without a terminal too.
+var ansiEscape = regexp.MustCompile(`\x1b\[[0-9;]*m`)
+
+func plainLog(log string) string { return ansiEscape.ReplaceAllString(log, "") }
+
 // jobOutcome is the line gitlab-ci-local ends a run with, per job.
 var jobOutcome = regexp.MustCompile(`(?m)^\s*(PASS|FAIL|WARN)\s+(\S+)`)
 
