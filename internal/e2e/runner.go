@@ -165,7 +165,9 @@ type JobResult struct {
 	// Log is the job log with masked values replaced.
 	Log string
 	// Err is nil when the job succeeded.
-	Err      error
+	Err error
+	// Duration is the gitlab-ci-local run's: for a job of a whole pipeline,
+	// the pipeline's.
 	Duration time.Duration
 	// Report is the path of the job's terraform report in its folder, if any
 	// (gitlab-ci-local leaves reports but dotenv where the job wrote them).
