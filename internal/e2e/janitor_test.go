@@ -389,4 +389,3 @@ func checkUntouched(t *testing.T, created, live *corev1.Namespace) {
 		}
 	}
 }
-
