@@ -96,6 +96,10 @@ func summaryLine(res Resource) string {
 	line := "**" + res.Name + "**"
 	if res.Environment {
 		line += " (environment)"
+		if res.Action == ActionDelete || res.Action == ActionReplace {
+			// Its namespace goes, and everything in it: the one change a reviewer must not miss.
+			line = ":warning: " + line
+		}
 	}
 	line += ": " + objectCounts(res)
 	if res.Action != ActionUpdate && res.Action != ActionNoop {
@@ -157,7 +161,7 @@ func resourceBlocks(res Resource) []block {
 	if res.Environment {
 		kind = "environment"
 	}
-	blocks := []block{{text: fmt.Sprintf("#### %s `%s`: %s\n\n", kind, res.Name, objectCounts(res))}}
+	blocks := []block{{text: fmt.Sprintf("#### %s `%s`\n\n", kind, res.Name)}}
 	for _, obj := range res.Objects {
 		blocks = append(blocks, block{text: objectSection(obj), objects: 1})
 	}

@@ -122,7 +122,7 @@ func TestRender_environmentFirstWithThePlansWording(t *testing.T) {
 	doc := planDoc(t, release("app", []string{"update"}, map[string]string{"ConfigMap/app-content": configMapV1}, map[string]string{"ConfigMap/app-content": configMapV2}), env)
 	got := render(t, doc, Options{})
 
-	want := "- **review** (environment): 1 object removed, 1 changed, 1 added; `gitlabk8s_environment.review` must be replaced (forced by `namespace`, `labels`)\n- **app**: 1 object changed\n"
+	want := "- :warning: **review** (environment): 1 object removed, 1 changed, 1 added; `gitlabk8s_environment.review` must be replaced (forced by `namespace`, `labels`)\n- **app**: 1 object changed\n"
 	if !strings.Contains(got, want) {
 		t.Errorf("the summary does not put the environment's replacement first, in the plan's words\n%s\nwant it to contain\n%s", got, want)
 	}
