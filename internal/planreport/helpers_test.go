@@ -22,6 +22,9 @@ func planDoc(t *testing.T, changes ...change) string {
 	t.Helper()
 	var rcs []any
 	for _, c := range changes {
+		// Terraform writes false for the marks of a value that is absent (before of a create,
+		// after of a delete).
+		beforeSensitive, afterSensitive, afterUnknown := orFalse(c.beforeSensitive, c.before), orFalse(c.afterSensitive, c.after), orFalse(c.afterUnknown, c.after)
 		rcs = append(rcs, map[string]any{
 			"address":       c.address,
 			"mode":          "managed",
@@ -32,9 +35,9 @@ func planDoc(t *testing.T, changes ...change) string {
 				"actions":          c.actions,
 				"before":           c.before,
 				"after":            c.after,
-				"after_unknown":    orEmpty(c.afterUnknown),
-				"before_sensitive": orEmpty(c.beforeSensitive),
-				"after_sensitive":  orEmpty(c.afterSensitive),
+				"after_unknown":    afterUnknown,
+				"before_sensitive": beforeSensitive,
+				"after_sensitive":  afterSensitive,
 				"replace_paths":    c.replacePaths,
 			},
 		})
@@ -46,11 +49,16 @@ func planDoc(t *testing.T, changes ...change) string {
 	return string(doc)
 }
 
-func orEmpty(m map[string]any) map[string]any {
-	if m == nil {
+// orFalse is marks as Terraform writes them: false for an absent value, an
+// object otherwise.
+func orFalse(marks, value map[string]any) any {
+	switch {
+	case value == nil && marks == nil:
+		return false
+	case marks == nil:
 		return map[string]any{}
 	}
-	return m
+	return marks
 }
 
 // release is a gitlabk8s_release change of its manifests alone.

@@ -30,9 +30,9 @@ type resourceChange struct {
 		Actions         []string          `json:"actions"`
 		Before          *manifestsOnly    `json:"before"`
 		After           *manifestsOnly    `json:"after"`
-		AfterUnknown    *manifestsMarks   `json:"after_unknown"`
-		BeforeSensitive *manifestsMarks   `json:"before_sensitive"`
-		AfterSensitive  *manifestsMarks   `json:"after_sensitive"`
+		AfterUnknown    marks             `json:"after_unknown"`
+		BeforeSensitive marks             `json:"before_sensitive"`
+		AfterSensitive  marks             `json:"after_sensitive"`
 		ReplacePaths    []json.RawMessage `json:"replace_paths"`
 	} `json:"change"`
 }
@@ -42,26 +42,35 @@ type manifestsOnly struct {
 	Manifests map[string]string `json:"manifests"`
 }
 
-// manifestsMarks is after_unknown or *_sensitive with manifests alone kept:
-// true for the whole map, or a map of entries marked true.
-type manifestsMarks struct {
-	Manifests json.RawMessage `json:"manifests"`
+// marks is after_unknown, before_sensitive or after_sensitive as far as
+// manifests goes: all for the whole map, else the entries marked. The JSON is
+// a bool for the whole value (false for a value that is absent or has nothing
+// marked), or an object whose manifests is a bool or a map of entries; the
+// rest of it is not kept.
+type marks struct {
+	all  bool
+	keys map[string]bool
 }
 
-// marks reads which entries are marked: all for the whole map.
-func (m *manifestsMarks) marks() (all bool, keys map[string]bool) {
-	if m == nil || len(m.Manifests) == 0 {
-		return false, nil
+func (m *marks) UnmarshalJSON(data []byte) error {
+	*m = marks{}
+	if json.Unmarshal(data, &m.all) == nil {
+		return nil
 	}
-	if err := json.Unmarshal(m.Manifests, &all); err == nil {
-		return all, nil
+	var value struct {
+		Manifests json.RawMessage `json:"manifests"`
 	}
-	var byKey map[string]bool
-	if err := json.Unmarshal(m.Manifests, &byKey); err == nil {
-		return false, byKey
+	if err := json.Unmarshal(data, &value); err != nil || len(value.Manifests) == 0 {
+		// Not an object, or nothing of manifests marked.
+		m.all = err != nil
+		return nil
+	}
+	if json.Unmarshal(value.Manifests, &m.all) == nil || json.Unmarshal(value.Manifests, &m.keys) == nil {
+		return nil
 	}
 	// Any other shape is taken as marked whole: showing nothing is safe.
-	return true, nil
+	m.all = true
+	return nil
 }
 
 // Plan is what the report shows of one saved plan.
@@ -123,13 +132,13 @@ func resourceOf(rc resourceChange, action Action) Resource {
 	if rc.Change.After != nil {
 		after = rc.Change.After.Manifests
 	}
-	unknownAll, unknown := rc.Change.AfterUnknown.marks()
+	unknownAll, unknown := rc.Change.AfterUnknown.all, rc.Change.AfterUnknown.keys
 	if unknownAll && action != ActionDelete {
 		res.ObjectsUnknown = true
 		return res
 	}
-	beforeHiddenAll, beforeHidden := rc.Change.BeforeSensitive.marks()
-	afterHiddenAll, afterHidden := rc.Change.AfterSensitive.marks()
+	beforeHiddenAll, beforeHidden := rc.Change.BeforeSensitive.all, rc.Change.BeforeSensitive.keys
+	afterHiddenAll, afterHidden := rc.Change.AfterSensitive.all, rc.Change.AfterSensitive.keys
 	res.Objects = compareObjects(before, withoutUnknown(after, unknown), objectMarks{
 		unknown:   unknown,
 		hiddenAll: beforeHiddenAll || afterHiddenAll,

@@ -193,3 +193,16 @@ func TestParse_refusesWhatIsNotAPlan(t *testing.T) {
 		}
 	}
 }
+
+func TestParse_marksOfAWholeValue(t *testing.T) {
+	// A resource whose whole value the plan marks sensitive shows no manifest.
+	hidden := release("app", []string{"create"}, nil, map[string]string{"Secret/app": secretV1})
+	doc := strings.Replace(planDoc(t, hidden), `"after_sensitive":{}`, `"after_sensitive":true`, 1)
+	if !strings.Contains(doc, `"after_sensitive":true`) {
+		t.Fatalf("the plan JSON of this test has no after_sensitive true:\n%s", doc)
+	}
+	got := render(t, doc, Options{})
+	if !strings.Contains(got, "<code>Secret/app</code> added: (sensitive value)") || strings.Contains(got, "hmac:") {
+		t.Errorf("a wholly sensitive resource's manifest shows:\n%s", got)
+	}
+}
