@@ -114,8 +114,8 @@ func New(cfg Config) *Server {
 	s.mux.HandleFunc("DELETE "+prefix, s.deleteState)
 	s.mux.HandleFunc("POST "+prefix+"/lock", s.lock)
 	s.mux.HandleFunc("DELETE "+prefix+"/lock", s.unlock)
-	s.routeEnvironments()
 	s.routeNotes()
+	s.routeEnvironments()
 	return s
 }
 
