@@ -58,7 +58,7 @@ spec:
         value: /shop
 `}, []string{"https://app.example.com/shop"}},
 		{"httproute to an HTTP listener of the release's gateway", map[string]string{
-			"Gateway.gateway.networking.k8s.io/gw": "kind: Gateway\nmetadata:\n  name: gw\nspec:\n  listeners:\n  - name: web\n    port: 80\n    protocol: HTTP\n  - name: secure\n    port: 443\n    protocol: HTTPS\n",
+			"Gateway.gateway.networking.k8s.io/gw":    "kind: Gateway\nmetadata:\n  name: gw\nspec:\n  listeners:\n  - name: web\n    port: 80\n    protocol: HTTP\n  - name: secure\n    port: 443\n    protocol: HTTPS\n",
 			"HTTPRoute.gateway.networking.k8s.io/app": "kind: HTTPRoute\nspec:\n  hostnames:\n  - a.example.com\n  parentRefs:\n  - name: gw\n    sectionName: web\n",
 		}, []string{"http://a.example.com/"}},
 		{"httproute on port 80, and an ingress, by key order", map[string]string{
