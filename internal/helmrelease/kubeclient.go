@@ -24,6 +24,20 @@ type contextKubeClient struct {
 	*helmkube.Client
 	ctx    context.Context
 	waiter *waiter
+	// adoptClientSide has Update hand the fields of ClientSideManagers to the provider's
+	// manager first: set when the release was last written by client-side apply.
+	adoptClientSide bool
+}
+
+// Update applies targets over originals, the objects of the revision Helm upgrades or rolls
+// back from, after adopting what client-side managers own in them (see adoptClientSideFields).
+func (c *contextKubeClient) Update(originals, targets helmkube.ResourceList, options ...helmkube.ClientUpdateOption) (*helmkube.Result, error) {
+	if c.adoptClientSide {
+		if err := adoptClientSideFields(c.ctx, originals); err != nil {
+			return &helmkube.Result{}, err
+		}
+	}
+	return c.Client.Update(originals, targets, options...)
 }
 
 // GetWaiter returns the provider's waiter, whatever the strategy; HookOnlyStrategy (an
