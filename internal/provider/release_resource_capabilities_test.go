@@ -161,14 +161,22 @@ func (e *releaseTestEnv) helmCLIOf(t *testing.T, helm string) func(args ...strin
 	t.Helper()
 	return func(args ...string) string {
 		t.Helper()
-		cmd := exec.Command(helm, append(args, "--namespace", e.namespace, "--kubeconfig", e.cluster.Kubeconfig)...)
-		cmd.Env = append(os.Environ(), "HELM_CACHE_HOME="+t.TempDir(), "HELM_CONFIG_HOME="+t.TempDir(), "HELM_DATA_HOME="+t.TempDir())
-		out, err := cmd.CombinedOutput()
+		out, err := e.runHelm(t, helm, args...)
 		if err != nil {
 			t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
-		return string(out)
+		return out
 	}
+}
+
+// runHelm runs the helm binary at helm in the test's namespace, as admin, and returns its
+// output and how it ended.
+func (e *releaseTestEnv) runHelm(t *testing.T, helm string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(helm, append(args, "--namespace", e.namespace, "--kubeconfig", e.cluster.Kubeconfig)...)
+	cmd.Env = append(os.Environ(), "HELM_CACHE_HOME="+t.TempDir(), "HELM_CONFIG_HOME="+t.TempDir(), "HELM_DATA_HOME="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	return string(out), err
 }
 
 func helmBinary(t *testing.T) string {

@@ -169,3 +169,66 @@ func TestAccRelease_clientSideReleaseMovesToServerSideApply(t *testing.T) {
 		})
 	}
 }
+
+// An upgrade by the helm 4 CLI of a release the provider applies (helm 4 applies server-side, as
+// the manager helm, and forces conflicts only when told): one that changes a field the
+// provider set fails on the conflict, naming the provider's manager, and changes nothing of
+// it; the provider's next apply upgrades over the failed revision. With --force-conflicts the
+// upgrade succeeds, the next plan shows exactly its change as drift, and the apply restores it.
+func TestAccRelease_helm4UpgradeOfAProviderRelease(t *testing.T) {
+	e := testAccRelease(t)
+	helm4 := helm4Binary(t)
+	config := e.webRelease(`  set = { "env.MODE" = "review" }`)
+	hotfix := []string{"upgrade", "web", chartserver.FixtureChart("web"), "--reuse-values", "--set", "image.tag=1.26.0"}
+	liveImage := func(want string) {
+		t.Helper()
+		if err := e.checkDeployment(want, 1)(nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: config},
+			{
+				PreConfig: func() {
+					out, err := e.runHelm(t, helm4, hotfix...)
+					conflict := fmt.Sprintf(`conflict with %q: .spec.template.spec.containers[name="web"].image`, helmrelease.FieldManager)
+					if err == nil || !strings.Contains(out, conflict) {
+						t.Fatalf("helm 4 upgrade without --force-conflicts: %v, want a failure with %s:\n%s", err, conflict, out)
+					}
+					liveImage("registry.example/web:1.25.0")
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(webAddress, plancheck.ResourceActionUpdate),
+					expectManifestChanges(webAddress, map[string]*manifestLines{}),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(webAddress, tfjsonpath.New("revision"), knownvalue.Int64Exact(3)),
+				},
+				Check: e.checkDeployment("registry.example/web:1.25.0", 1),
+			},
+			{
+				PreConfig: func() {
+					e.helmCLIOf(t, helm4)(append(hotfix, "--force-conflicts")...)
+					liveImage("registry.example/web:1.26.0")
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					expectManifestChanges(webAddress, map[string]*manifestLines{
+						"Deployment.apps/web": {removed: []string{"image: registry.example/web:1.26.0"}, added: []string{"image: registry.example/web:1.25.0"}},
+					}),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(webAddress, tfjsonpath.New("revision"), knownvalue.Int64Exact(5)),
+				},
+				Check: e.checkDeployment("registry.example/web:1.25.0", 1),
+			},
+			{
+				Config:           config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
+	})
+}
