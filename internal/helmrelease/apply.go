@@ -39,6 +39,11 @@ type Spec struct {
 	RecoverPending bool
 	// PostRenderer sees the manifests Helm rendered before anything is written, see PlanCheck.
 	PostRenderer postrenderer.PostRenderer
+	// LeaveToOthers, when set, returns what an upgrade or rollback applies of the objects
+	// that exist: desired are all of them as Helm rendered them, live the live version of
+	// each. It leaves out fields that others own and the plan does not count as drift, which
+	// the forced apply would otherwise take back. Helm still records desired.
+	LeaveToOthers func(desired, live []map[string]any) []map[string]any
 }
 
 // Outcome is the result of Apply.
@@ -122,7 +127,7 @@ func (c *Client) apply(ctx context.Context, cfg *action.Configuration, spec Spec
 	if found := revisionOf(last); found != next.Last {
 		return nil, &ChangedError{Release: releaseID(spec), Expected: next.Last, Found: found}
 	}
-	adoptClientSide(cfg, last)
+	prepareKubeClient(cfg, spec, last)
 	out := &Outcome{}
 	if next.Recovery != RecoveryNone {
 		if !spec.RecoverPending {
@@ -272,7 +277,7 @@ func (c *Client) Rollback(ctx context.Context, spec Spec, revision int) error {
 	if err != nil {
 		return err
 	}
-	adoptClientSide(cfg, last)
+	prepareKubeClient(cfg, spec, last)
 	return c.rollback(cfg, spec, revision)
 }
 
@@ -352,11 +357,13 @@ func (c *Client) settleCancelled(releases *storage.Storage, spec Spec, doing str
 // on the conflict, as the client-side apply did before.
 const forceConflicts = true
 
-// adoptClientSide has cfg's kube client adopt the fields of the client-side managers when
-// last, the newest revision, was applied client-side (see adoptClientSideFields).
-func adoptClientSide(cfg *action.Configuration, last *release.Release) {
+// prepareKubeClient tells cfg's kube client how to apply spec over objects that exist: what
+// to leave to others, and to adopt the fields of the client-side managers when last, the
+// newest revision, was applied client-side (see adoptClientSideFields).
+func prepareKubeClient(cfg *action.Configuration, spec Spec, last *release.Release) {
 	if kc, ok := cfg.KubeClient.(*contextKubeClient); ok {
 		kc.adoptClientSide = appliedClientSide(last)
+		kc.leaveToOthers = spec.LeaveToOthers
 	}
 }
 

@@ -232,3 +232,57 @@ func TestAccRelease_helm4UpgradeOfAProviderRelease(t *testing.T) {
 		},
 	})
 }
+
+// The forced server-side apply of an upgrade leaves alone what the plan does not count as
+// drift: the replicas an autoscaler set (as kube-controller-manager, through the scale
+// subresource) and a field of a manager ignore_differences names keep their values across an
+// upgrade made for another change.
+func TestAccRelease_upgradeLeavesOthersFieldsAlone(t *testing.T) {
+	e := testAccRelease(t)
+	ignoring := `  ignore_differences = [{ kind = "Deployment", managers = ["image-controller"] }]`
+	review := e.webRelease(ignoring + "\n" + `  set = { "env.MODE" = "review" }`)
+	staging := e.webRelease(ignoring + "\n" + `  set = { "env.MODE" = "staging" }`)
+	modeIs := func(want string) resource.TestCheckFunc {
+		return func(*terraform.State) error {
+			d, err := e.kube.AppsV1().Deployments(e.namespace).Get(context.Background(), "web", metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			for _, env := range d.Spec.Template.Spec.Containers[0].Env {
+				if env.Name == "MODE" && env.Value == want {
+					return nil
+				}
+			}
+			return fmt.Errorf("the container's MODE is not %q: %+v", want, d.Spec.Template.Spec.Containers[0].Env)
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: review},
+			{
+				PreConfig: func() {
+					e.scaleDeployment(t, 3, "kube-controller-manager")
+					e.setImage(t, "registry.example/web:patched", "image-controller")
+				},
+				Config: staging,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					expectManifestChanges(webAddress, map[string]*manifestLines{
+						"Deployment.apps/web": {removed: []string{"value: review"}, added: []string{"value: staging"}},
+					}),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(modeIs("staging"), e.checkDeployment("registry.example/web:patched", 3)),
+			},
+			{
+				Config:           staging,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+			{
+				// kubectl scale is not left alone: the apply restores the chart's replicas.
+				PreConfig: func() { e.scaleDeployment(t, 2, "kubectl") },
+				Config:    review,
+				Check:     resource.ComposeAggregateTestCheckFunc(modeIs("review"), e.checkDeployment("registry.example/web:patched", 1)),
+			},
+		},
+	})
+}
