@@ -66,7 +66,9 @@ func (r Rules) Yield(desired, live map[string]any) map[string]any {
 	for _, path := range yielded {
 		removePath(out, path)
 	}
-	return compactLists(out).(map[string]any)
+	// A map is compacted in place.
+	compactLists(out)
+	return out
 }
 
 // removed marks a list item removePath took out, until compactLists drops it, so that the
