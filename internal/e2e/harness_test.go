@@ -49,7 +49,10 @@ type harness struct {
 	// deletes states: the janitor's protected TF_STATE_JANITOR_TOKEN, or the
 	// stop job's opt-in TF_STATE_DELETE_TOKEN.
 	deleteToken string
-	cliConfig   string
+	// noteToken is the project access token with the Reporter role the plan job posts its
+	// report with (MR_NOTE_TOKEN).
+	noteToken string
+	cliConfig string
 	// gitlabCILocal runs the pipelines.
 	gitlabCILocal string
 	workDir       string
@@ -123,7 +126,7 @@ func newHarness() (*harness, error) {
 	if err != nil {
 		return nil, err
 	}
-	token, deleteToken := randomHex(16), "glpat-"+randomHex(16)
+	token, deleteToken, noteToken := randomHex(16), "glpat-"+randomHex(16), "glpat-"+randomHex(16)
 	state := gitlabstate.New(gitlabstate.Config{
 		ProjectID:   projectID,
 		ProjectPath: projectPath,
@@ -131,6 +134,7 @@ func newHarness() (*harness, error) {
 			// The job token of a Developer: it may not delete states.
 			{Username: gitlabUser, JobToken: token},
 			{Username: "project_" + projectID + "_bot", PersonalAccessToken: deleteToken, Maintainer: true},
+			{Username: "project_" + projectID + "_bot_report", PersonalAccessToken: noteToken, NotesAccess: true},
 		},
 	})
 	gate := &writeGate{}
@@ -144,6 +148,7 @@ func newHarness() (*harness, error) {
 		apiURL:        server.URL + "/api/v4",
 		jobToken:      token,
 		deleteToken:   deleteToken,
+		noteToken:     noteToken,
 		cliConfig:     cliConfig,
 		gitlabCILocal: gcl,
 		workDir:       workDir,
@@ -223,11 +228,11 @@ func newReviewApp(t *testing.T, h *harness, cli CLI, scenario string) *reviewApp
 			"TF_BIN":              cli.Path,
 			"TF_VAR_kube_context": h.cluster.AdminContext,
 			"TF_VAR_api_key":      app.canary,
-			"TF_ROOT":             shellJobRoot,
+			"MR_NOTE_TOKEN":       h.noteToken,
 		},
 		// The tokens are masked as GitLab masks them. The canary is deliberately not: the
 		// provider must keep it out of logs by itself.
-		Masked: []string{h.jobToken, h.deleteToken},
+		Masked: []string{h.jobToken, h.deleteToken, h.noteToken},
 		Env: map[string]string{
 			"PATH":               os.Getenv("PATH"),
 			"HOME":               home,
@@ -242,16 +247,30 @@ func newReviewApp(t *testing.T, h *harness, cli CLI, scenario string) *reviewApp
 	return app
 }
 
-// shellJobRoot is TF_ROOT for the example pipelines under gitlab-ci-local. It
-// gives a job with an `image` the container's CI_PROJECT_DIR (/builds/...)
-// even when it runs the job in a shell (--force-shell-executor); the job's
-// shell starts in the job's own folder, so the configuration's root is ".".
-const shellJobRoot = "."
-
 // deleteStateInStopJob opts in to the stop job deleting the emptied state
 // itself, with TF_STATE_DELETE_TOKEN.
 func (a *reviewApp) deleteStateInStopJob() {
 	a.runner.Variables["TF_STATE_DELETE_TOKEN"] = a.h.deleteToken
+}
+
+// reportNotes returns the notes of the branch's merge request.
+func (a *reviewApp) reportNotes() []gitlabstate.Note {
+	a.t.Helper()
+	iid, err := strconv.ParseInt(a.mergeRequestIID, 10, 64)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	return a.h.state.MergeRequestNotes(iid)
+}
+
+// jobFile reads a file a finished job left in its project folder.
+func (a *reviewApp) jobFile(res *JobResult, name string) string {
+	a.t.Helper()
+	data, err := os.ReadFile(filepath.Join(res.Dir, name))
+	if err != nil {
+		a.t.Fatalf("job %s: %v", res.Name, err)
+	}
+	return string(data)
 }
 
 // stateName is the branch's state, TF_STATE_NAME of the review jobs.

@@ -165,7 +165,7 @@ func putState(t *testing.T, serverURL string, gitlab *gitlabstate.Server, token 
 func runStateJanitor(t *testing.T, project Project, janitorToken string, vars map[string]string) *JobResult {
 	t.Helper()
 	// The schedule's variables and the protected one.
-	variables := map[string]string{"SWEEP_STATES": "true", "TF_STATE_JANITOR_TOKEN": janitorToken, "TF_ROOT": shellJobRoot}
+	variables := map[string]string{"SWEEP_STATES": "true", "TF_STATE_JANITOR_TOKEN": janitorToken}
 	for k, v := range vars {
 		variables[k] = v
 	}

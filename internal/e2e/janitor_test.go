@@ -269,7 +269,6 @@ func janitorRunner(t *testing.T, h *harness, cli CLI, p *janitorProject) (*Runne
 			"TF_BIN":               cli.Path,
 			"TF_VAR_kube_context":  kubeContext,
 			"TF_VAR_min_age_hours": "0",
-			"TF_ROOT":              shellJobRoot,
 		},
 		Masked: []string{p.jobToken},
 		Env: map[string]string{

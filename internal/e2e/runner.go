@@ -309,6 +309,10 @@ func (p *Pipeline) arguments() []string {
 		"CI_API_GRAPHQL_URL": strings.TrimSuffix(r.Project.APIURL, "/v4") + "/graphql",
 		"CI_PROJECT_ID":      r.Project.ID,
 		"CI_JOB_TOKEN":       r.Project.JobToken,
+		// gitlab-ci-local gives a job with an `image` the container's CI_PROJECT_DIR
+		// (/builds/...) even when it runs the job in a shell; the job's shell starts in
+		// the job's own folder, so "." is that folder.
+		"CI_PROJECT_DIR": ".",
 	}
 	if r.Project.UserLogin != "" {
 		vars["GITLAB_USER_LOGIN"] = r.Project.UserLogin
@@ -334,7 +338,7 @@ func (p *Pipeline) arguments() []string {
 
 // predefinedOverrides are the predefined variables the pipeline sets for
 // gitlab-ci-local, which warns about each unless told they are meant.
-var predefinedOverrides = []string{"CI_PIPELINE_SOURCE", "CI_SERVER_URL", "CI_API_V4_URL", "CI_API_GRAPHQL_URL", "CI_PROJECT_ID", "CI_JOB_TOKEN", "GITLAB_USER_LOGIN", "CI_MERGE_REQUEST_IID"}
+var predefinedOverrides = []string{"CI_PIPELINE_SOURCE", "CI_SERVER_URL", "CI_API_V4_URL", "CI_API_GRAPHQL_URL", "CI_PROJECT_ID", "CI_PROJECT_DIR", "CI_JOB_TOKEN", "GITLAB_USER_LOGIN", "CI_MERGE_REQUEST_IID"}
 
 // environ is gitlab-ci-local's environment, which its shell jobs inherit:
 // the executor's, without gitlab-ci-local's own GCL_ options but one.

@@ -25,7 +25,8 @@
 //
 // It also lists the project's environments (GET /api/v4/projects/:id/environments,
 // with GitLab's offset pagination; environments.go), which tests fill with
-// [Server.PutEnvironment].
+// [Server.PutEnvironment], and serves the notes of merge requests and the
+// token's user (notes.go), which a plan job posts its report with.
 //
 // And it answers the one GraphQL query GitLab offers to list a project's
 // states, POST /api/graphql with a query on project(fullPath:) {
