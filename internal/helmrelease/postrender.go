@@ -20,11 +20,11 @@ var _ postrenderer.PostRenderer = (*PlanCheck)(nil)
 //
 // Helm 4 calls it once with the release's hooks and once with its objects (see
 // postRenderStrategy), each time with a stream it has parsed and written again, and parses
-// what the post-renderer returns once more. YAML that does not survive that unchanged (a
-// block scalar kept to the end of a document, a duplicate key, aliases between a List's
-// items: helm#32203) would be applied otherwise than it renders, or not at all. So the check
-// reads the stream as Kubernetes reads YAML, and returns the objects it read as JSON, which
-// Helm's parsing keeps as it is.
+// what the post-renderer returns once more. Some YAML does not survive that unchanged (a
+// block scalar kept to the end of a document, aliases between a List's items: helm#32203);
+// chart.Freeze writes templates holding it as JSON, and the check reads the stream as
+// Kubernetes reads YAML, aliases between documents included, and hands the objects back as
+// JSON, which Helm's parsing keeps as it is.
 type PlanCheck struct {
 	// Planned maps the key of every object and hook Helm is expected to render (CRDs are
 	// not part of Helm's stream) to the manifest the plan showed.
