@@ -1,7 +1,6 @@
 package chart
 
 import (
-	"encoding/json"
 	"path"
 	"strings"
 
@@ -49,7 +48,8 @@ func freezeTemplates(ch *helmchart.Chart, files map[string]string) {
 }
 
 // postRenderSafe returns text, the output of the template file, with its documents written as
-// the JSON of the objects Kubernetes reads from them when any of them may read otherwise once
+// the objects Kubernetes reads from them (manifest.RenderRewritable) when any of them may read
+// otherwise once
 // Helm 4's post-render path has parsed and written it again (manifest.MayChangeWhenRewritten:
 // anchors, duplicate keys, a block scalar keeping its trailing newlines; helm#32203). The
 // objects are read as fromFiles reads them, as Helm applies them without a post-renderer, so
@@ -69,24 +69,24 @@ func postRenderSafe(file, text string) string {
 		if err != nil {
 			return text
 		}
-		if docs, err = appendJSON(docs, objs); err != nil {
+		if docs, err = appendRendered(docs, objs); err != nil {
 			return text
 		}
 	}
 	for _, h := range hooks {
 		if IsTestHook(h) {
-			docs = append(docs, h.Manifest)
+			docs = append(docs, strings.TrimSuffix(h.Manifest, "\n")+"\n")
 			continue
 		}
 		objs, err := manifest.SplitDocuments(h.Manifest)
 		if err != nil {
 			return text
 		}
-		if docs, err = appendJSON(docs, objs); err != nil {
+		if docs, err = appendRendered(docs, objs); err != nil {
 			return text
 		}
 	}
-	return strings.Join(docs, "\n---\n") + "\n"
+	return strings.Join(docs, "---\n")
 }
 
 // mayChangeWhenRewritten reports whether a document of the objects or hooks Helm post-renders
@@ -105,14 +105,14 @@ func mayChangeWhenRewritten(hooks []*release.Hook, manifests []releaseutil.Manif
 	return false
 }
 
-// appendJSON appends each object to docs as JSON.
-func appendJSON(docs []string, objs []manifest.Object) ([]string, error) {
+// appendRendered appends each object to docs as manifest.RenderRewritable writes it.
+func appendRendered(docs []string, objs []manifest.Object) ([]string, error) {
 	for _, obj := range objs {
-		doc, err := json.Marshal(obj)
+		doc, err := manifest.RenderRewritable(obj)
 		if err != nil {
 			return nil, err
 		}
-		docs = append(docs, string(doc))
+		docs = append(docs, doc)
 	}
 	return docs, nil
 }

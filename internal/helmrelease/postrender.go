@@ -2,7 +2,6 @@ package helmrelease
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -22,9 +21,10 @@ var _ postrenderer.PostRenderer = (*PlanCheck)(nil)
 // postRenderStrategy), each time with a stream it has parsed and written again, and parses
 // what the post-renderer returns once more. Some YAML does not survive that unchanged (a
 // block scalar kept to the end of a document, aliases between a List's items: helm#32203);
-// chart.Freeze writes templates holding it as JSON, and the check reads the stream as
-// Kubernetes reads YAML, aliases between documents included, and hands the objects back as
-// JSON, which Helm's parsing keeps as it is.
+// chart.Freeze writes templates holding it as the objects Kubernetes reads from them, and the
+// check reads the stream as Kubernetes reads YAML, aliases between documents included, and
+// hands the objects back as manifest.RenderRewritable writes them, which Helm's parsing keeps
+// as they are.
 type PlanCheck struct {
 	// Planned maps the key of every object and hook Helm is expected to render (CRDs are
 	// not part of Helm's stream) to the manifest the plan showed.
@@ -52,7 +52,7 @@ func (e *PlanMismatchError) Error() string {
 	return msg
 }
 
-// Run returns the objects of rendered as JSON documents, each with Helm's filename
+// Run returns the objects of rendered (manifest.RenderRewritable), each with Helm's filename
 // annotation, or a *PlanMismatchError.
 func (p *PlanCheck) Run(rendered *bytes.Buffer) (*bytes.Buffer, error) {
 	objs, err := manifest.SplitAliasedDocuments(rendered.String())
@@ -75,11 +75,11 @@ func (p *PlanCheck) Run(rendered *bytes.Buffer) (*bytes.Buffer, error) {
 		if filenames[i] != "" {
 			setAnnotation(obj, filenameAnnotation, filenames[i])
 		}
-		doc, err := json.Marshal(obj)
+		doc, err := manifest.RenderRewritable(obj)
 		if err != nil {
 			return nil, fmt.Errorf("write the manifests Helm rendered: %w", err)
 		}
-		fmt.Fprintf(out, "---\n%s\n", doc)
+		fmt.Fprintf(out, "---\n%s", doc)
 	}
 	return out, nil
 }

@@ -45,3 +45,21 @@ func TestSplitAliasedDocuments_otherwiseSplitDocuments(t *testing.T) {
 		t.Errorf("SplitAliasedDocuments error = %v, want SplitDocuments' %v", err, wantErr)
 	}
 }
+
+// A string ending in blank lines is written double-quoted, every other string as Render
+// writes it, and the text reads back as the object.
+func TestRenderRewritable_quotesStringsEndingInBlankLines(t *testing.T) {
+	obj := Object{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "a"},
+		"data": map[string]any{"kept": "echo\n\n\n", "clipped": "line one\nline two\n", "plain": "x"}}
+	text, err := RenderRewritable(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text, `kept: "echo\n\n\n"`) || !strings.Contains(text, "clipped: |\n") || MayChangeWhenRewritten(text) {
+		t.Errorf("RenderRewritable =\n%s", text)
+	}
+	objs, err := SplitDocuments(text)
+	if err != nil || len(objs) != 1 || !reflect.DeepEqual(objs[0], obj) {
+		t.Errorf("RenderRewritable reads back as %v (%v), want %v", objs, err, obj)
+	}
+}
