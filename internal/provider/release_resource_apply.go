@@ -36,6 +36,7 @@ func (r *releaseResource) Create(ctx context.Context, req resource.CreateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	plan.URLs = urlsOf(plan.Manifests)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -49,6 +50,7 @@ func (r *releaseResource) Update(ctx context.Context, req resource.UpdateRequest
 	if !needsUpgrade(&plan, &state) {
 		// Only settings changed; what runs in the cluster stays as it is.
 		plan.Revision, plan.Status = state.Revision, state.Status
+		plan.URLs = urlsOf(plan.Manifests)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		return
 	}
@@ -56,6 +58,7 @@ func (r *releaseResource) Update(ctx context.Context, req resource.UpdateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	plan.URLs = urlsOf(plan.Manifests)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -123,6 +126,7 @@ func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, 
 		Description:    revisionDescription(plan.Description, r.ci()),
 		Labels:         gitlab.LedgerLabels(r.ci()),
 		RecoverPending: plan.RecoverPending.ValueBool(),
+		LeaveToOthers:  leaveToOthers(plan.ignoreRules(ctx)),
 		PostRenderer: &helmrelease.PlanCheck{
 			Planned: streamPlanned,
 			// Helm streams the hooks and the other objects apart; what a stream does not

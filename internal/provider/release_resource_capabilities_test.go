@@ -3,8 +3,10 @@ package provider
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -149,13 +151,27 @@ func (e *releaseTestEnv) helmCLI(t *testing.T) func(args ...string) string {
 	return e.helmCLIOf(t, helmBinary(t))
 }
 
-// helmCLIOf is helmCLI for the helm binary given.
+// helmCLIOf is helmCLI with the helm binary at helm.
 func (e *releaseTestEnv) helmCLIOf(t *testing.T, helm string) func(args ...string) string {
 	t.Helper()
 	return func(args ...string) string {
 		t.Helper()
-		return runHelmIn(t, helm, e.cluster, e.namespace, args...)
+		out, err := e.runHelm(t, helm, args...)
+		if err != nil {
+			t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return out
 	}
+}
+
+// runHelm runs the helm binary at helm in the test's namespace, as admin, and returns its
+// output and how it ended.
+func (e *releaseTestEnv) runHelm(t *testing.T, helm string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(helm, append(args, "--namespace", e.namespace, "--kubeconfig", e.cluster.Kubeconfig)...)
+	cmd.Env = append(os.Environ(), "HELM_CACHE_HOME="+t.TempDir(), "HELM_CONFIG_HOME="+t.TempDir(), "HELM_DATA_HOME="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	return string(out), err
 }
 
 // helmBinary returns the helm 3 CLI to test with (helmCLIVersions[0]), skipping when there
@@ -163,6 +179,13 @@ func (e *releaseTestEnv) helmCLIOf(t *testing.T, helm string) func(args ...strin
 func helmBinary(t *testing.T) string {
 	t.Helper()
 	return helmCLIVersions[0].binary(t)
+}
+
+// helm4Binary returns the helm 4 CLI to test with (helmCLIVersions[1]), skipping when there
+// is none.
+func helm4Binary(t *testing.T) string {
+	t.Helper()
+	return helmCLIVersions[1].binary(t)
 }
 
 // helmCLIVersion is one major version of the helm CLI that must work on the provider's

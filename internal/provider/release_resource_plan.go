@@ -342,6 +342,7 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 					"every input is known. To see them in the plan, make these inputs known at plan time (for example, avoid values computed "+
 					"by resources that do not exist yet).", plan.releaseID(), strings.Join(unknown, ", "), pluralVerb(len(unknown))))
 		}
+		plan.URLs = urlsOf(plan.Manifests)
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
@@ -373,6 +374,7 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 			plan.ChartVersion = types.StringValue(same.loaded.Version)
 			plan.AppVersion = types.StringValue(same.loaded.AppVersion)
 			plan.ChartDigest = types.StringValue(same.loaded.Digest)
+			plan.URLs = urlsOf(plan.Manifests)
 			resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 			return
 		}
@@ -402,6 +404,7 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	} else {
 		plan.Revision, plan.Status = state.Revision, state.Status
 	}
+	plan.URLs = urlsOf(plan.Manifests)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
