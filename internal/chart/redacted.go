@@ -164,15 +164,29 @@ func (out *RedactedRendering) ObjectDigests(key []byte, red Redaction) (map[stri
 	return out.Redactor.ObjectDigests(out.Rendered.allObjects(), red.Namespace, red.IsNamespaced, key)
 }
 
-// StreamManifests returns the redacted manifests of the objects in a Helm manifest stream
-// (what Helm hands a post-renderer), with the hooks and CRDs of the rendering, redacted as
-// the rendering's manifests are.
-func (out *RedactedRendering) StreamManifests(stream string, red Redaction) (map[string]string, error) {
-	objs, err := manifest.SplitDocuments(stream)
-	if err != nil {
-		return nil, err
+// PostRenderedManifests returns the redacted manifests of the objects of one of the streams
+// Helm 4 hands a post-renderer (its hooks, or its other objects), with the rendering's own
+// objects, hooks and CRDs for those the stream does not hold, redacted as the rendering's
+// manifests are. Test hooks and hooks of events Helm skips, which the rendering leaves out,
+// are left out of the stream's.
+func (out *RedactedRendering) PostRenderedManifests(objs []manifest.Object, red Redaction) (map[string]string, error) {
+	var objects, hooks []manifest.Object
+	for _, obj := range objs {
+		switch {
+		case !isHookObject(obj):
+			objects = append(objects, obj)
+		case isInstallHookObject(obj):
+			hooks = append(hooks, obj)
+		}
 	}
-	return out.manifests(&Rendered{Objects: objs, Hooks: out.Rendered.Hooks, CRDs: out.Rendered.CRDs}, red)
+	streamed := &Rendered{Objects: objects, Hooks: hooks, CRDs: out.Rendered.CRDs}
+	if len(objects) == 0 {
+		streamed.Objects = out.Rendered.Objects
+	}
+	if len(hooks) == 0 {
+		streamed.Hooks = out.Rendered.Hooks
+	}
+	return out.manifests(streamed, red)
 }
 
 // again renders l with values as r was rendered: with the same seed and lookup answers, so

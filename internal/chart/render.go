@@ -2,6 +2,7 @@ package chart
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path"
 	"strings"
@@ -256,6 +257,17 @@ func IsTestHook(h *release.Hook) bool {
 		}
 	}
 	return len(h.Events) > 0
+}
+
+// isInstallHookObject reports whether Helm's own sorter makes a hook of obj that runs on an
+// install or upgrade: not a test hook (IsTestHook), nor one of events Helm skips altogether.
+func isInstallHookObject(obj manifest.Object) bool {
+	doc, err := json.Marshal(obj)
+	if err != nil {
+		return false
+	}
+	hooks, _, err := releaseutil.SortManifests(map[string]string{"hook.yaml": string(doc)}, nil, releaseutil.InstallOrder)
+	return err == nil && len(hooks) == 1 && !IsTestHook(hooks[0])
 }
 
 // takeNotes removes every NOTES.txt from files, as Helm does, and returns

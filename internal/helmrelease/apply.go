@@ -367,8 +367,10 @@ func prepareKubeClient(cfg *action.Configuration, spec Spec, last *release.Relea
 	}
 }
 
-// postRenderStrategy has Helm post-render the release's objects, not its hooks.
-const postRenderStrategy = action.PostRenderStrategyNoHooks
+// postRenderStrategy has Helm post-render the release's hooks and its objects, each apart,
+// so that the plan check covers both, and a hook that is also an object of the chart (a
+// ServiceAccount a pre-install Job runs as) is no duplicate in one stream.
+const postRenderStrategy = action.PostRenderStrategySeparate
 
 // waitStrategy is what Helm is told of waiting: whether it waits for the release's objects
 // at all. Every wait Helm makes goes to the provider's waiter (contextKubeClient.GetWaiter).

@@ -117,3 +117,44 @@ func YAMLEqual(a, b string) (bool, error) {
 	}
 	return canonicalA == canonicalB, nil
 }
+
+// RenderRewritable is Render with every string that ends in more than one newline written
+// double-quoted rather than as a literal block that keeps its trailing newlines ("|+"): a
+// parser that keeps the text's structure and writes it again (Helm 4's, on both sides of a
+// post-renderer) loses such a block's last newline at the end of a document, while it writes
+// a quoted string as it read it.
+func RenderRewritable(obj Object) (string, error) {
+	text, err := renderValue(obj)
+	if err != nil {
+		return "", err
+	}
+	if !strings.Contains(text, "+\n") {
+		return text, nil
+	}
+	var node yamlv3.Node
+	if err := yamlv3.Unmarshal([]byte(text), &node); err != nil {
+		return "", fmt.Errorf("render yaml: %w", err)
+	}
+	quoteKeptNewlines(&node)
+	var buf bytes.Buffer
+	encoder := yamlv3.NewEncoder(&buf)
+	encoder.SetIndent(2)
+	encoder.CompactSeqIndent()
+	if err := encoder.Encode(&node); err != nil {
+		return "", fmt.Errorf("render yaml: %w", err)
+	}
+	if err := encoder.Close(); err != nil {
+		return "", fmt.Errorf("render yaml: %w", err)
+	}
+	return buf.String(), nil
+}
+
+// quoteKeptNewlines double-quotes every string of node that ends in more than one newline.
+func quoteKeptNewlines(node *yamlv3.Node) {
+	if node.Kind == yamlv3.ScalarNode && node.Tag == "!!str" && strings.HasSuffix(node.Value, "\n\n") {
+		node.Style = yamlv3.DoubleQuotedStyle
+	}
+	for _, child := range node.Content {
+		quoteKeptNewlines(child)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/gitlab"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/kube"
 )
@@ -124,7 +125,8 @@ func (p *gitlabk8sProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 			"kube_version": schema.StringAttribute{
 				Optional: true,
 				MarkdownDescription: "Kubernetes version used for `.Capabilities.KubeVersion` when rendering charts, e.g. `1.37.2`. When unset, the cluster's version is used " +
-					"when the cluster is reachable. Pin it to plan releases in a merge-request pipeline that has no cluster credentials." + fallbackNote("kube_version"),
+					"when the cluster is reachable. Pin it to plan releases in a merge-request pipeline that has no cluster credentials. A plan with neither " +
+					"renders with `" + chart.DefaultKubeVersion + "`, Helm 3's default, whichever Helm and Kubernetes libraries the provider is built with." + fallbackNote("kube_version"),
 			},
 			"api_versions": schema.ListAttribute{
 				Optional:            true,

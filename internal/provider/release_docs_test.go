@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/validate"
 )
 
@@ -24,6 +25,24 @@ func TestReleaseDocs_nameTheShippedSchemaVersion(t *testing.T) {
 		shipped := validate.LibraryVersion()
 		if want := fmt.Sprintf("%d.%d", shipped.Major, shipped.Minor); string(found[1]) != want {
 			t.Errorf("%s says the shipped schema is Kubernetes %s; the libraries are %s", file, found[1], want)
+		}
+	}
+}
+
+// The provider's documentation says which .Capabilities.KubeVersion a plan renders with when
+// neither kube_version nor a cluster gives one, and it must stay the version the rendering uses.
+func TestProviderDocs_nameTheDefaultKubeVersion(t *testing.T) {
+	for _, file := range []string{"../../templates/index.md.tmpl", "../../docs/index.md"} {
+		text, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := regexp.MustCompile("neither `kube_version` nor a reachable cluster renders with `.Capabilities.KubeVersion` (v[0-9.]+),").FindSubmatch(text)
+		if found == nil {
+			t.Fatalf("%s no longer says which Kubernetes version a plan without kube_version and without a cluster renders with", file)
+		}
+		if string(found[1]) != chart.DefaultKubeVersion {
+			t.Errorf("%s says a plan without kube_version and cluster renders with %s; it renders with %s", file, found[1], chart.DefaultKubeVersion)
 		}
 	}
 }

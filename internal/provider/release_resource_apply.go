@@ -129,10 +129,10 @@ func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, 
 		LeaveToOthers:  leaveToOthers(plan.ignoreRules(ctx)),
 		PostRenderer: &helmrelease.PlanCheck{
 			Planned: streamPlanned,
-			// Helm's stream holds the ordinary objects; hooks and CRDs come from the same
-			// rendering as the check above.
-			Manifests: func(stream string) (map[string]string, error) {
-				return rendered.redacted.StreamManifests(stream, rendered.redaction)
+			// Helm streams the hooks and the other objects apart; what a stream does not
+			// hold, and the CRDs, come from the same rendering as the check above.
+			Manifests: func(objs []manifest.Object) (map[string]string, error) {
+				return rendered.redacted.PostRenderedManifests(objs, rendered.redaction)
 			},
 		},
 	}

@@ -10,10 +10,8 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chartserver"
@@ -146,11 +144,8 @@ resource "gitlabk8s_release" "web" {
 	})
 }
 
-// helmBinary returns the helm CLI to test with: $GITLABK8S_HELM (scripts/test.sh builds helm
-// with scripts/build-helm.sh and exports it), else the newest helm-* build in
-// $GITLABK8S_BIN_DIR or the checkout's bin/. Skips, saying so, when there is none.
-// helmCLI returns a function that runs the helm CLI in the test's namespace, as admin, and
-// returns its output; a failing command fails the test.
+// helmCLI returns a function that runs the helm 3 CLI (helmBinary) in the test's namespace, as
+// admin, and returns its output; a failing command fails the test.
 func (e *releaseTestEnv) helmCLI(t *testing.T) func(args ...string) string {
 	t.Helper()
 	return e.helmCLIOf(t, helmBinary(t))
@@ -179,11 +174,43 @@ func (e *releaseTestEnv) runHelm(t *testing.T, helm string, args ...string) (str
 	return string(out), err
 }
 
+// helmBinary returns the helm 3 CLI to test with (helmCLIVersions[0]), skipping when there
+// is none.
 func helmBinary(t *testing.T) string {
 	t.Helper()
-	if path := os.Getenv("GITLABK8S_HELM"); path != "" {
+	return helmCLIVersions[0].binary(t)
+}
+
+// helm4Binary returns the helm 4 CLI to test with (helmCLIVersions[1]), skipping when there
+// is none.
+func helm4Binary(t *testing.T) string {
+	t.Helper()
+	return helmCLIVersions[1].binary(t)
+}
+
+// helmCLIVersion is one major version of the helm CLI that must work on the provider's
+// releases: the variable scripts/test.sh exports its build in, and the folder scripts/build-helm.sh
+// builds it into.
+type helmCLIVersion struct {
+	name string
+	env  string
+	glob string
+}
+
+// helmCLIVersions are the helm CLIs tested against the provider's releases: helm 3 and helm 4
+// write the same release records, and teams run either by hand.
+var helmCLIVersions = []helmCLIVersion{
+	{name: "helm3", env: "GITLABK8S_HELM", glob: "helm-v3.*"},
+	{name: "helm4", env: "GITLABK8S_HELM4", glob: "helm-v4.*"},
+}
+
+// binary returns the CLI: $env, else the newest build of its major version in
+// $GITLABK8S_BIN_DIR or the checkout's bin/. Skips, naming the variable, when there is none.
+func (v helmCLIVersion) binary(t *testing.T) string {
+	t.Helper()
+	if path := os.Getenv(v.env); path != "" {
 		if _, err := os.Stat(path); err != nil {
-			t.Fatalf("GITLABK8S_HELM=%s: %v", path, err)
+			t.Fatalf("%s=%s: %v", v.env, path, err)
 		}
 		t.Logf("toolchain: helm=%s", path)
 		return path
@@ -193,64 +220,22 @@ func helmBinary(t *testing.T) string {
 		_, file, _, _ := runtime.Caller(0)
 		binDir = filepath.Join(filepath.Dir(file), "..", "..", "bin")
 	}
-	matches, _ := filepath.Glob(filepath.Join(binDir, "helm-*", "helm"))
+	matches, _ := filepath.Glob(filepath.Join(binDir, v.glob, "helm"))
 	if len(matches) == 0 {
-		t.Skipf("no helm CLI: GITLABK8S_HELM is unset and %s holds no helm-*/helm; scripts/build-helm.sh builds one", binDir)
+		t.Skipf("no %s CLI: %s is unset and %s holds no %s/helm; scripts/test.sh builds it with scripts/build-helm.sh", v.name, v.env, binDir, v.glob)
 	}
 	t.Logf("toolchain: helm=%s", matches[len(matches)-1])
 	return matches[len(matches)-1]
 }
 
-// helm4Binary returns the helm 4 CLI to test with, $GITLABK8S_HELM4 (scripts/test.sh builds it
-// with scripts/build-helm.sh v4.3.1 and exports it). Skips, saying so, when it is unset.
-func helm4Binary(t *testing.T) string {
-	t.Helper()
-	path := os.Getenv("GITLABK8S_HELM4")
-	if path == "" {
-		t.Skipf("no helm 4 CLI: GITLABK8S_HELM4 is unset; scripts/build-helm.sh v4.3.1 builds one")
+// forEachHelmCLI runs test once per helm CLI, as a subtest named after it, each with a
+// namespace of its own and a function running that CLI in it.
+func forEachHelmCLI(t *testing.T, test func(t *testing.T, e *releaseTestEnv, helm func(args ...string) string)) {
+	for _, v := range helmCLIVersions {
+		t.Run(v.name, func(t *testing.T) {
+			binary := v.binary(t)
+			e := testAccRelease(t)
+			test(t, e, e.helmCLIOf(t, binary))
+		})
 	}
-	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("GITLABK8S_HELM4=%s: %v", path, err)
-	}
-	t.Logf("toolchain: helm4=%s", path)
-	return path
-}
-
-// The release is a real Helm release: helm list, history and rollback work on it, and a
-// rollback made with helm shows as drift in the next plan.
-func TestAccRelease_helmCLIWorksOnTheRelease(t *testing.T) {
-	e := testAccRelease(t)
-	runHelm := e.helmCLI(t)
-	v1 := e.webRelease(`  set = { "image.tag" = "1.25.0" }`)
-	v2 := e.webRelease(`  set = { "image.tag" = "1.26.0" }`)
-	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		Steps: []resource.TestStep{
-			{Config: v1},
-			{
-				Config: v2,
-				Check: func(*terraform.State) error {
-					if list := runHelm("list"); !strings.Contains(list, "web") || !strings.Contains(list, "deployed") || !strings.Contains(list, "web-1.0.0") {
-						return fmt.Errorf("helm list does not show the release deployed:\n%s", list)
-					}
-					if history := runHelm("history", "web"); strings.Count(history, "\n") != 3 || !strings.Contains(history, "superseded") {
-						return fmt.Errorf("helm history does not show two revisions:\n%s", history)
-					}
-					return nil
-				},
-			},
-			{
-				PreConfig: func() { runHelm("rollback", "web", "1", "--wait") },
-				Config:    v2,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					expectManifestChanges(webAddress, map[string]*manifestLines{
-						"Deployment.apps/web": {removed: []string{"image: registry.example/web:1.25.0"}, added: []string{"image: registry.example/web:1.26.0"}},
-					}),
-				}},
-				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(webAddress, tfjsonpath.New("revision"), knownvalue.Int64Exact(4)),
-				},
-			},
-		},
-	})
 }
