@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 )
 
 // editDeployment changes the live Deployment web as `kubectl edit` would.
@@ -43,12 +44,17 @@ func (e *releaseTestEnv) editDeployment(t *testing.T, image, mode string) {
 func (e *releaseTestEnv) scaleDeployment(t *testing.T, replicas int32, manager string) {
 	t.Helper()
 	ctx := context.Background()
-	scale, err := e.kube.AppsV1().Deployments(e.namespace).GetScale(ctx, "web", metav1.GetOptions{})
+	// The Deployment's controller writes its status meanwhile: read and write again on a conflict.
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		scale, err := e.kube.AppsV1().Deployments(e.namespace).GetScale(ctx, "web", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		scale.Spec = autoscalingv1.ScaleSpec{Replicas: replicas}
+		_, err = e.kube.AppsV1().Deployments(e.namespace).UpdateScale(ctx, "web", scale, metav1.UpdateOptions{FieldManager: manager})
+		return err
+	})
 	if err != nil {
-		t.Fatal(err)
-	}
-	scale.Spec = autoscalingv1.ScaleSpec{Replicas: replicas}
-	if _, err := e.kube.AppsV1().Deployments(e.namespace).UpdateScale(ctx, "web", scale, metav1.UpdateOptions{FieldManager: manager}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -365,12 +371,17 @@ func bothInAnyOrder(a, b *regexp.Regexp) *regexp.Regexp {
 func (e *releaseTestEnv) setImage(t *testing.T, image, manager string) {
 	t.Helper()
 	ctx := context.Background()
-	d, err := e.kube.AppsV1().Deployments(e.namespace).Get(ctx, "web", metav1.GetOptions{})
+	// The Deployment's controller writes its status meanwhile: read and write again on a conflict.
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		d, err := e.kube.AppsV1().Deployments(e.namespace).Get(ctx, "web", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		d.Spec.Template.Spec.Containers[0].Image = image
+		_, err = e.kube.AppsV1().Deployments(e.namespace).Update(ctx, d, metav1.UpdateOptions{FieldManager: manager})
+		return err
+	})
 	if err != nil {
-		t.Fatal(err)
-	}
-	d.Spec.Template.Spec.Containers[0].Image = image
-	if _, err := e.kube.AppsV1().Deployments(e.namespace).Update(ctx, d, metav1.UpdateOptions{FieldManager: manager}); err != nil {
 		t.Fatal(err)
 	}
 }
