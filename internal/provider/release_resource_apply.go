@@ -74,7 +74,7 @@ func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, 
 	if env == nil {
 		return
 	}
-	next, err := env.client.Next(ctx, plan.Namespace.ValueString(), plan.Name.ValueString())
+	next, err := env.request.History.Next()
 	if err != nil {
 		diags.AddError("Unable to Read Release", fmt.Sprintf("The history of release %s could not be read, so it was not applied.\n\n%s", id, redactor.String(err.Error())))
 		return

@@ -81,7 +81,7 @@ func (rec generatedRecord) prior(ctx context.Context, env *renderEnv, m *release
 	if env.client == nil {
 		return prior
 	}
-	last, err := env.client.Get(ctx, m.Namespace.ValueString(), m.Name.ValueString())
+	last, err := env.request.History.Last(m.Namespace.ValueString(), m.Name.ValueString())
 	switch {
 	case err == nil:
 		prior.Documents = helmrelease.Applied(last)

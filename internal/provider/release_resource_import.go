@@ -85,8 +85,8 @@ func (r *releaseResource) importRedactor(ctx context.Context, env *renderEnv, st
 		KubeVersion: env.kubeVersion, APIVersions: env.apiVersions,
 		IsUpgrade: rel.Version > 1, Revision: rel.Version,
 	}
-	if env.client != nil {
-		options.Lookup = env.client.Lookup(namespace)
+	if env.request.Lookup != nil {
+		options.Lookup = env.request.Lookup
 	}
 	red := chart.Redaction{Namespace: namespace, Key: rec.Key, IsNamespaced: env.isNamespaced}
 	redacted, err := chart.RedactRecorded(ctx, &chart.Loaded{Chart: ch}, rel.Config, options, helmrelease.Applied(rel), red)

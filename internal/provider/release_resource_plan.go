@@ -22,6 +22,7 @@ import (
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/release"
 )
 
 // renderEnv is what a rendering needs from the cluster, or from the provider configuration
@@ -32,6 +33,9 @@ type renderEnv struct {
 	isNamespaced func(apiVersion, kind string) bool
 	// client is nil when rendering offline.
 	client *helmrelease.Client
+	// request is what the plan, apply or refresh reads of the cluster, read once: the
+	// release's history and the lookup answers (no history and no lookup offline).
+	request *release.Request
 	// origin says where the capabilities come from, for logs.
 	origin string
 }
@@ -41,6 +45,21 @@ type renderEnv struct {
 // else Helm's defaults with a warning. needCluster is set by operations that cannot work
 // offline (apply, refresh, destroy); they get an error instead of the fallback.
 func (r *releaseResource) renderEnvironment(ctx context.Context, m *releaseModel, needCluster bool, diags *diag.Diagnostics) *renderEnv {
+	env := r.clusterEnvironment(ctx, m, needCluster, diags)
+	if env == nil {
+		return nil
+	}
+	var cluster release.Cluster
+	if env.client != nil {
+		cluster = env.client
+	}
+	env.request = release.Prepare(ctx, cluster, m.Namespace.ValueString(), m.Name.ValueString())
+	return env
+}
+
+// clusterEnvironment returns the capabilities and the client a release renders with (see
+// renderEnvironment).
+func (r *releaseResource) clusterEnvironment(ctx context.Context, m *releaseModel, needCluster bool, diags *diag.Diagnostics) *renderEnv {
 	env := &renderEnv{isNamespaced: manifest.BuiltinIsNamespaced}
 	pinned := r.data != nil && r.data.kubeVersion != ""
 	var extra []string
@@ -96,12 +115,12 @@ func (r *releaseResource) renderEnvironment(ctx context.Context, m *releaseModel
 // nextApply decides the next apply of the release from its history in the cluster, or from
 // the state's revision and status when the plan is made without the cluster (or the history
 // cannot be read: the apply reads it again and refuses a rendering the plan did not show).
-func (r *releaseResource) nextApply(ctx context.Context, m *releaseModel, env *renderEnv, state *releaseModel) helmrelease.Next {
+func nextApply(ctx context.Context, m *releaseModel, env *renderEnv, state *releaseModel) helmrelease.Next {
+	next, err := env.request.History.Next()
+	if err == nil {
+		return next
+	}
 	if env.client != nil {
-		next, err := env.client.Next(ctx, m.Namespace.ValueString(), m.Name.ValueString())
-		if err == nil {
-			return next
-		}
 		tflog.Debug(ctx, "release history unreadable at plan time; deciding from the state", map[string]any{"release": m.releaseID(), "error": redactorFor(m).String(err.Error())})
 	}
 	if state == nil {
@@ -187,8 +206,8 @@ func (r *releaseResource) renderLoaded(ctx context.Context, m *releaseModel, env
 		KubeVersion: env.kubeVersion, APIVersions: env.apiVersions,
 		IsUpgrade: target.IsUpgrade, Revision: target.Revision, Seed: loaded.seed,
 	}
-	if env.client != nil {
-		out.options.Lookup = env.client.Lookup(m.Namespace.ValueString())
+	if env.request.Lookup != nil {
+		out.options.Lookup = env.request.Lookup
 	}
 	var err error
 	if out.rendered, err = chart.RenderStable(ctx, out.loaded, out.values, out.options, prior); err != nil {
@@ -379,7 +398,7 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	}
 	// A release may also exist without a state, from an earlier run whose create failed; the
 	// apply continues it.
-	target := r.nextApply(ctx, &plan, env, state).Target
+	target := nextApply(ctx, &plan, env, state).Target
 	first := r.renderLoaded(ctx, &plan, env, target, loaded, prior, &resp.Diagnostics)
 	if first == nil {
 		return
@@ -413,7 +432,7 @@ func (r *releaseResource) onlyIgnoredDiffer(ctx context.Context, env *renderEnv,
 	if env.client == nil || (plan.IgnoreDifferences.Equal(state.IgnoreDifferences) && len(plan.ignoreRules(ctx)) == 0) {
 		return false
 	}
-	rel, err := env.client.Get(ctx, state.Namespace.ValueString(), state.Name.ValueString())
+	rel, err := env.request.History.Last(state.Namespace.ValueString(), state.Name.ValueString())
 	if err != nil {
 		return false
 	}

@@ -33,7 +33,7 @@ func (r *releaseResource) Read(ctx context.Context, req resource.ReadRequest, re
 	if env == nil {
 		return
 	}
-	rel, err := env.client.Get(ctx, state.Namespace.ValueString(), state.Name.ValueString())
+	rel, err := env.request.History.Last(state.Namespace.ValueString(), state.Name.ValueString())
 	if errors.Is(err, helmrelease.ErrNotFound) {
 		tflog.Info(ctx, "release "+id+" no longer exists; removing it from the state", map[string]any{"release": id})
 		resp.State.RemoveResource(ctx)
