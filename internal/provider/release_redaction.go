@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"maps"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -60,52 +59,4 @@ func withKey(rec manifest.Redaction, diags *diag.Diagnostics) (manifest.Redactio
 	}
 	rec.Key = key
 	return rec, true
-}
-
-// keepUnchanged makes the manifests of rendered what a plan over state shows: an object that
-// did not change since state was written keeps the state's manifest, whose markers may have
-// been written before the release had its key (see manifest.KeepUnchanged).
-func (rendered *rendering) keepUnchanged(state *releaseModel, rec manifest.Redaction) {
-	if state == nil || rendered.redacted == nil {
-		return
-	}
-	old, _ := plannedManifests(state.Manifests)
-	if len(old) == 0 {
-		return
-	}
-	var digests map[string]string
-	if rec.Key != nil && len(rec.Digests) > 0 {
-		digests, _ = rendered.redacted.ObjectDigests(rec.Key, rendered.redaction)
-	}
-	if rec.Conservative {
-		// An imported release keeps its conservative manifests while nothing changes; the first
-		// change shows every object as this rendering redacts it.
-		kept := manifest.KeepConservative(rendered.manifests, old, digests, rec.Digests)
-		rendered.conservative = !maps.Equal(kept, rendered.manifests)
-		rendered.manifests = kept
-		return
-	}
-	rendered.manifests = manifest.KeepUnchanged(rendered.manifests, old, digests, rec.Digests)
-}
-
-// recordApplied records in private the key of rec, drawn if needed, and the digests of the
-// objects of rendered, which was applied.
-func recordApplied(ctx context.Context, private privateSetter, rec manifest.Redaction, rendered *rendering) diag.Diagnostics {
-	var diags diag.Diagnostics
-	if private == nil {
-		return diags
-	}
-	rec, ok := withKey(rec, &diags)
-	if !ok {
-		return diags
-	}
-	digests, err := rendered.redacted.ObjectDigests(rec.Key, rendered.redaction)
-	if err != nil {
-		diags.AddError("Unable to Record Release", fmt.Sprintf("The applied objects could not be digested.\n\n%s", rendered.redacted.Redactor.String(err.Error())))
-		return diags
-	}
-	// Manifests kept conservative stay so until a change writes them as rendered.
-	rec.Digests, rec.Conservative = digests, rendered.conservative
-	diags.Append(writeRedaction(ctx, private, rec)...)
-	return diags
 }

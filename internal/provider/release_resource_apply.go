@@ -15,7 +15,6 @@ import (
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/gitlab"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/kube"
-	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 )
 
 // newHelmClient returns a Helm client whose debug messages and wait progress go to tflog,
@@ -32,7 +31,7 @@ func (r *releaseResource) Create(ctx context.Context, req resource.CreateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.apply(ctx, &plan, nil, manifest.Redaction{}, generatedRecord{}, resp.Private, &resp.Diagnostics)
+	r.apply(ctx, &plan, nil, nil, resp.Private, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -52,7 +51,7 @@ func (r *releaseResource) Update(ctx context.Context, req resource.UpdateRequest
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		return
 	}
-	r.apply(ctx, &plan, &state, readRedaction(ctx, req.Private), readGenerated(ctx, req.Private), resp.Private, &resp.Diagnostics)
+	r.apply(ctx, &plan, &state, req.Private, resp.Private, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -61,16 +60,15 @@ func (r *releaseResource) Update(ctx context.Context, req resource.UpdateRequest
 
 // apply installs or upgrades the release to what plan shows, and records the revision,
 // status and the manifests the plan left unknown in plan, and in private what the next plan
-// takes generated values from and redacts with. state is nil when creating; rec is what the
-// release keeps for its redaction, the plan's markers' key among it; gen what its renderings
-// draw from, the seed drawn here when it has none. Helm is handed the chart frozen to the rendering checked
-// against the plan (chart.Freeze), so what it applies is that rendering, whatever the
-// templates draw at random or look up.
-func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, rec manifest.Redaction, gen generatedRecord, private privateSetter, diags *diag.Diagnostics) {
+// takes generated values from and redacts with. state is nil when creating, and so is
+// stored, the private state the release kept (its markers' key, its seed). Helm is handed the
+// chart frozen to the rendering checked against the plan (chart.Freeze), so what it applies is
+// that rendering, whatever the templates draw at random or look up.
+func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, stored privateGetter, private privateSetter, diags *diag.Diagnostics) {
 	id := plan.releaseID()
 	creating := state == nil
 	redactor := redactorFor(plan)
-	env := r.renderEnvironment(ctx, plan, true, diags)
+	env := r.renderEnvironment(ctx, plan, true, stored, diags)
 	if env == nil {
 		return
 	}
@@ -87,24 +85,24 @@ func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, 
 	}
 	target := next.Target
 
-	gen, ok := gen.withSeed(diags)
-	if !ok {
+	if env.request.Generated, err = env.request.Generated.WithSeed(); err != nil {
+		diags.AddError("Unable to Apply Release", fmt.Sprintf("Release %s was not applied.\n\n%v", id, err))
 		return
 	}
-	rendered := r.render(ctx, plan, env, target, rec.Key, gen, diags)
+	rendered := render(ctx, plan, env, target, diags)
 	if rendered == nil {
 		return
 	}
 	// Helm's stream is compared with the rendering as it is; the plan, with what the plan showed.
-	streamPlanned := rendered.manifests
-	rendered.keepUnchanged(state, rec)
-	if err := checkPlanned(plan.Manifests, rendered.manifests); err != nil {
+	streamPlanned := rendered.Manifests
+	rendered.KeepUnchanged(previousManifests(state), env.request.Redaction)
+	if err := checkPlanned(plan.Manifests, rendered.Manifests); err != nil {
 		diags.Append(planMismatchDiagnostic(id, err))
 		return
 	}
-	planned := rendered.manifests
-	frozen := chart.Freeze(rendered.loaded, rendered.rendered.Files)
-	caps, err := chart.Capabilities(rendered.options)
+	planned := rendered.Manifests
+	frozen := chart.Freeze(rendered.Loaded, rendered.Rendered.Files)
+	caps, err := chart.Capabilities(rendered.Options)
 	if err != nil {
 		diags.AddError("Unable to Apply Release", fmt.Sprintf("The capabilities of release %s could not be built.\n\n%v", id, err))
 		return
@@ -114,7 +112,7 @@ func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, 
 		Name:           plan.Name.ValueString(),
 		Namespace:      namespace,
 		Chart:          frozen.Chart,
-		Values:         rendered.values,
+		Values:         rendered.Values,
 		Capabilities:   caps,
 		Atomic:         plan.Atomic.ValueBool(),
 		Wait:           plan.Wait.ValueBool(),
@@ -128,7 +126,7 @@ func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, 
 			// Helm's stream holds the ordinary objects; hooks and CRDs come from the same
 			// rendering as the check above.
 			Manifests: func(stream string) (map[string]string, error) {
-				return rendered.redacted.StreamManifests(stream, rendered.redaction)
+				return rendered.Redacted.StreamManifests(stream, rendered.Redaction)
 			},
 		},
 	}
@@ -160,8 +158,14 @@ func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, 
 		diags.Append(d...)
 		plan.Manifests = manifests
 	}
-	diags.Append(writeGenerated(ctx, private, gen.Seed, rendered.rendered)...)
-	diags.Append(recordApplied(ctx, private, rec, rendered)...)
+	diags.Append(writeGenerated(ctx, private, rendered.Drawn(env.request.Generated.Seed))...)
+	rec, err := rendered.Recorded(env.request.Redaction)
+	if err != nil {
+		diags.AddError("Unable to Record Release", fmt.Sprintf(
+			"Release %s was applied, but what the next plan compares it with could not be recorded.\n\n%v", id, err))
+		return
+	}
+	diags.Append(writeRedaction(ctx, private, rec)...)
 	tflog.Info(ctx, "applied release "+id, map[string]any{"release": id, "revision": out.Release.Version})
 }
 

@@ -29,7 +29,7 @@ func (r *releaseResource) Read(ctx context.Context, req resource.ReadRequest, re
 		return
 	}
 	id := state.releaseID()
-	env := r.renderEnvironment(ctx, &state, true, &resp.Diagnostics)
+	env := r.renderEnvironment(ctx, &state, true, req.Private, &resp.Diagnostics)
 	if env == nil {
 		return
 	}
@@ -60,7 +60,7 @@ func (r *releaseResource) Read(ctx context.Context, req resource.ReadRequest, re
 	// sensitive are not known (see importRedactor).
 	// They stay so, redacted the same way at each refresh, until a change writes them as the
 	// configuration redacts them.
-	rec := readRedaction(ctx, req.Private)
+	rec := env.request.Redaction
 	var imported *manifest.Redactor
 	if rec.Key == nil || rec.Conservative {
 		isImport := rec.Conservative || wasImported(ctx, req.Private)

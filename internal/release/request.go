@@ -27,22 +27,24 @@ type Cluster interface {
 	Lookup(namespace string) chart.Objects
 }
 
-// Request is one plan, apply or refresh of the release name in namespace, prepared once:
-// Helm's history of it, read once, and one source of lookup answers shared by every rendering
-// of the request.
+// Request is one plan, apply or refresh of a release, prepared once: its inputs, Helm's
+// history of it, read once, one source of lookup answers shared by every rendering of the
+// request, and the chart, loaded once.
 type Request struct {
-	Namespace, Name string
+	Inputs
 	// History is what Helm's storage held when the request was prepared.
 	History History
 	// Lookup answers the lookups of every rendering of the request, each answer read once;
 	// nil without a cluster, where lookup finds nothing (as with helm template).
 	Lookup chart.Objects
+	loaded *loadedChart
 }
 
-// Prepare reads what a request needs of cluster, nil when there is none (a plan with the
-// provider's kube_version, or a cluster that cannot be reached).
-func Prepare(ctx context.Context, cluster Cluster, namespace, name string) *Request {
-	req := &Request{Namespace: namespace, Name: name}
+// Prepare reads what a request for in needs of cluster, nil when there is none (a plan with
+// the provider's kube_version, or a cluster that cannot be reached).
+func Prepare(ctx context.Context, cluster Cluster, in Inputs) *Request {
+	namespace, name := in.Namespace, in.Name
+	req := &Request{Inputs: in}
 	if cluster == nil {
 		return req
 	}

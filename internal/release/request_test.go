@@ -64,7 +64,7 @@ func helmStorageKey(rel *helmv1.Release) string {
 func TestPrepare_readsHelmStorageOnce(t *testing.T) {
 	ctx := context.Background()
 	cluster, reads := countingCluster(t, storedRelease(1, rcommon.StatusSuperseded), storedRelease(2, rcommon.StatusDeployed))
-	req := Prepare(ctx, cluster, testNamespace, "app")
+	req := Prepare(ctx, cluster, Inputs{Namespace: testNamespace, Name: "app"})
 	for range 2 {
 		next, err := req.History.Next()
 		if err != nil {
@@ -113,7 +113,7 @@ func TestHistory_last(t *testing.T) {
 
 // Without a cluster, or with a history that could not be read, nothing is decided from it.
 func TestHistory_unread(t *testing.T) {
-	offline := Prepare(context.Background(), nil, testNamespace, "app")
+	offline := Prepare(context.Background(), nil, Inputs{Namespace: testNamespace, Name: "app"})
 	if _, err := offline.History.Next(); !errors.Is(err, ErrNoHistory) {
 		t.Errorf("Next offline = %v, want ErrNoHistory", err)
 	}
@@ -149,7 +149,7 @@ func TestRequest_lookupsReadOnce(t *testing.T) {
 		asked++
 		return map[string]any{"data": map[string]any{"password": "drawn-" + name}}, nil
 	})}
-	req := Prepare(context.Background(), cluster, testNamespace, "app")
+	req := Prepare(context.Background(), cluster, Inputs{Namespace: testNamespace, Name: "app"})
 	for range 2 {
 		got, err := req.Lookup.Lookup(context.Background(), "v1", "Secret", testNamespace, "app")
 		if err != nil {
