@@ -67,35 +67,18 @@ func (r *releaseResource) Update(ctx context.Context, req resource.UpdateRequest
 func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, stored privateGetter, private privateSetter, diags *diag.Diagnostics) {
 	id := plan.releaseID()
 	creating := state == nil
-	redactor := redactorFor(plan)
 	env := r.renderEnvironment(ctx, plan, true, stored, diags)
 	if env == nil {
 		return
 	}
-	next, err := env.request.History.Next()
+	applying, err := env.request.Apply(ctx, recordedOf(state))
+	plan.redactorCell().Store(env.request.Redactor)
 	if err != nil {
-		diags.AddError("Unable to Read Release", fmt.Sprintf("The history of release %s could not be read, so it was not applied.\n\n%s", id, redactor.String(err.Error())))
+		diags.Append(applyRefusedDiagnostic(plan, err))
 		return
 	}
-	if creating && next.State == helmrelease.StateDeployed {
-		diags.AddError("Release Already Exists", fmt.Sprintf(
-			"Helm release %s already exists (revision %d, %s) and is not managed by this configuration. Import it with "+
-				"`terraform import <address> %s`, or choose another name.", id, next.Last.Version, next.Last.Status, id))
-		return
-	}
+	next, rendered := applying.Next, applying.Rendering
 	target := next.Target
-
-	if env.request.Generated, err = env.request.Generated.WithSeed(); err != nil {
-		diags.AddError("Unable to Apply Release", fmt.Sprintf("Release %s was not applied.\n\n%v", id, err))
-		return
-	}
-	rendered := render(ctx, plan, env, target, diags)
-	if rendered == nil {
-		return
-	}
-	// Helm's stream is compared with the rendering as it is; the plan, with what the plan showed.
-	streamPlanned := rendered.Manifests
-	rendered.KeepUnchanged(previousManifests(state), env.request.Redaction)
 	if err := checkPlanned(plan.Manifests, rendered.Manifests); err != nil {
 		diags.Append(planMismatchDiagnostic(id, err))
 		return
@@ -122,7 +105,7 @@ func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, 
 		Labels:         gitlab.LedgerLabels(r.ci()),
 		RecoverPending: plan.RecoverPending.ValueBool(),
 		PostRenderer: &helmrelease.PlanCheck{
-			Planned: streamPlanned,
+			Planned: applying.Stream,
 			// Helm's stream holds the ordinary objects; hooks and CRDs come from the same
 			// rendering as the check above.
 			Manifests: func(stream string) (map[string]string, error) {
@@ -158,8 +141,8 @@ func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, 
 		diags.Append(d...)
 		plan.Manifests = manifests
 	}
-	diags.Append(writeGenerated(ctx, private, rendered.Drawn(env.request.Generated.Seed))...)
-	rec, err := rendered.Recorded(env.request.Redaction)
+	gen, rec, err := env.request.Applied(applying)
+	diags.Append(writeGenerated(ctx, private, gen)...)
 	if err != nil {
 		diags.AddError("Unable to Record Release", fmt.Sprintf(
 			"Release %s was applied, but what the next plan compares it with could not be recorded.\n\n%v", id, err))

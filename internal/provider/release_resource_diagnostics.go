@@ -140,6 +140,27 @@ func pendingWarning(id string, rel *helmv1.Release, recoverPending bool) diag.Di
 		"Release %s is %s at revision %d: an operation was interrupted or is still running. %s", id, rel.Info.Status, rel.Version, next))
 }
 
+// applyRefusedDiagnostic explains why an apply did not start (release.Request.Apply): the
+// history could not be read, a release to create exists, or it could not be rendered.
+func applyRefusedDiagnostic(m *releaseModel, err error) diag.Diagnostic {
+	id := m.releaseID()
+	var history *release.HistoryError
+	var exists *release.ExistsError
+	switch {
+	case errors.As(err, &history):
+		return diag.NewErrorDiagnostic("Unable to Read Release", fmt.Sprintf(
+			"The history of release %s could not be read, so it was not applied.\n\n%s", id, redactorFor(m).String(history.Err.Error())))
+	case errors.As(err, &exists):
+		return diag.NewErrorDiagnostic("Release Already Exists", fmt.Sprintf(
+			"Helm release %s already exists (revision %d, %s) and is not managed by this configuration. Import it with "+
+				"`terraform import <address> %s`, or choose another name.", id, exists.Last.Version, exists.Last.Status, id))
+	case errors.As(err, new(*release.RenderError)):
+		return renderDiagnostic(m, err)
+	default:
+		return diag.NewErrorDiagnostic("Unable to Apply Release", fmt.Sprintf("Release %s was not applied.\n\n%s", id, redactorFor(m).String(err.Error())))
+	}
+}
+
 // renderDiagnostic explains why the release could not be rendered (release.RenderError), on
 // the attribute concerned.
 func renderDiagnostic(m *releaseModel, err error) diag.Diagnostic {

@@ -135,30 +135,19 @@ func (r *releaseResource) clusterEnvironment(ctx context.Context, m *releaseMode
 	return env
 }
 
-// nextApply decides the next apply of the release from its history in the cluster, or from
-// the state's revision and status when the plan is made without the cluster (or the history
-// cannot be read: the apply reads it again and refuses a rendering the plan did not show).
-func nextApply(ctx context.Context, m *releaseModel, env *renderEnv, state *releaseModel) helmrelease.Next {
-	if next, err := env.request.History.Next(); err == nil {
-		return next
-	}
+// recordedOf returns what state recorded of the release's last plan or apply, nil without a
+// state.
+func recordedOf(state *releaseModel) *release.Recorded {
 	if state == nil {
-		return helmrelease.Decide(nil)
-	}
-	return helmrelease.DecideFromLast(helmrelease.Revision{Version: int(state.Revision.ValueInt64()), Status: rcommon.Status(state.Status.ValueString())})
-}
-
-// render renders the release for target with what env prepared (release.Request.Render).
-// Errors become diagnostics on the attribute they concern. From here on, diagnostics and the
-// release's log hide what the rendering derived from sensitive values.
-func render(ctx context.Context, m *releaseModel, env *renderEnv, target helmrelease.Target, diags *diag.Diagnostics) *release.Rendering {
-	rendering, err := env.request.Render(ctx, target)
-	if err != nil {
-		diags.Append(renderDiagnostic(m, err))
 		return nil
 	}
-	m.redactorCell().Store(rendering.Redacted.Redactor)
-	return rendering
+	known, unknown := plannedManifests(state.Manifests)
+	return &release.Recorded{
+		Manifests: known,
+		Complete:  !state.Manifests.IsNull() && !state.Manifests.IsUnknown() && len(unknown) == 0 && len(known) == len(state.Manifests.Elements()),
+		Revision:  int(state.Revision.ValueInt64()), Status: rcommon.Status(state.Status.ValueString()),
+		ChartVersion: state.ChartVersion.ValueString(),
+	}
 }
 
 // previousManifests returns the known manifests of state, none when there is no state.
@@ -296,35 +285,27 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if env == nil {
 		return
 	}
-	rec := env.request.Redaction
-	if state != nil && state.Status.ValueString() == string(rcommon.StatusDeployed) && state.Revision.ValueInt64() > 0 {
-		// Compare with what the current revision renders: objects that use .Release.Revision or
-		// .Release.IsUpgrade (hooks, often) differ in every revision, and must not make the plan
-		// of an unchanged release non-empty.
-		current := helmrelease.Target{Revision: int(state.Revision.ValueInt64()), IsUpgrade: state.Revision.ValueInt64() > 1}
-		same := render(ctx, &plan, env, current, &resp.Diagnostics)
-		if same == nil {
-			return
-		}
-		same.KeepUnchanged(previousManifests(state), rec)
-		unchanged := sameManifests(same.Manifests, state.Manifests) || r.onlyIgnoredDiffer(ctx, env, &plan, state, rec, same.Manifests)
-		if unchanged && same.Loaded.Version == state.ChartVersion.ValueString() {
-			plan.Manifests, plan.Revision, plan.Status = state.Manifests, state.Revision, state.Status
-			plan.ChartVersion = types.StringValue(same.Loaded.Version)
-			plan.AppVersion = types.StringValue(same.Loaded.AppVersion)
-			plan.ChartDigest = types.StringValue(same.Loaded.Digest)
-			resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-			return
+	var onlyIgnoredDiffer func(map[string]string) bool
+	if state != nil {
+		onlyIgnoredDiffer = func(rendered map[string]string) bool {
+			return r.onlyIgnoredDiffer(ctx, env, &plan, state, env.request.Redaction, rendered)
 		}
 	}
-	// A release may also exist without a state, from an earlier run whose create failed; the
-	// apply continues it.
-	target := nextApply(ctx, &plan, env, state).Target
-	first := render(ctx, &plan, env, target, &resp.Diagnostics)
-	if first == nil {
+	planned, err := env.request.Plan(ctx, recordedOf(state), onlyIgnoredDiffer)
+	plan.redactorCell().Store(env.request.Redactor)
+	if err != nil {
+		resp.Diagnostics.Append(renderDiagnostic(&plan, err))
 		return
 	}
-	first.KeepUnchanged(previousManifests(state), rec)
+	first := planned.Rendering
+	plan.ChartVersion = types.StringValue(first.Loaded.Version)
+	plan.AppVersion = types.StringValue(first.Loaded.AppVersion)
+	plan.ChartDigest = types.StringValue(first.Loaded.Digest)
+	if planned.Unchanged {
+		plan.Manifests, plan.Revision, plan.Status = state.Manifests, state.Revision, state.Status
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		return
+	}
 	if r.checkRendering(ctx, &plan, state, env, first, &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
@@ -334,9 +315,6 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	resp.Diagnostics.Append(d...)
 	plan.Manifests = manifests
 	generatedValuesWarning(&plan, first, &resp.Diagnostics)
-	plan.ChartVersion = types.StringValue(first.Loaded.Version)
-	plan.AppVersion = types.StringValue(first.Loaded.AppVersion)
-	plan.ChartDigest = types.StringValue(first.Loaded.Digest)
 	if state == nil || needsUpgrade(&plan, state) {
 		plan.Revision, plan.Status = types.Int64Unknown(), types.StringValue(string(rcommon.StatusDeployed))
 	} else {

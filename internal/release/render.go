@@ -22,8 +22,8 @@ type Inputs struct {
 	Values chart.Values
 	// Capabilities are the cluster's, or the provider configuration's in their place.
 	Capabilities Capabilities
-	// Redactor hides the sensitive values (and the repository password) in error messages
-	// until a rendering knows what the chart derives from them.
+	// Redactor hides the sensitive values (and the repository password) in error messages;
+	// each rendering replaces it with its own, which knows what the chart derived from them.
 	Redactor *manifest.Redactor
 	// Redaction is the release's stored redaction record: its markers' key, nil before the
 	// release has one, and the digests of the objects last applied.
@@ -188,6 +188,7 @@ func (r *Request) Render(ctx context.Context, target helmrelease.Target) (*Rende
 		return nil, failed(StepManifests, err)
 	}
 	out.Manifests = out.Redacted.Manifests
+	r.Redactor = out.Redacted.Redactor
 	out.Generated = generatedKeys(out.Rendered, r.Namespace, r.Capabilities.IsNamespaced)
 	return out, nil
 }
