@@ -159,6 +159,14 @@ func TestRenderStable_certificateFollowsItsHost(t *testing.T) {
 	if secretData(t, installed, "web-tls", "ca.crt") == secretData(t, moved, "web-tls", "ca.crt") {
 		t.Error("the CA was kept while the certificate it must sign was drawn anew")
 	}
+	// The other certificate the CA signs names no host, yet is drawn anew with the CA.
+	metrics := secretCertificate(t, moved, "web-metrics-tls", "tls.crt")
+	if err := metrics.CheckSignatureFrom(secretCertificate(t, moved, "web-tls", "ca.crt")); err != nil {
+		t.Errorf("the metrics certificate is not signed by the new CA: %v", err)
+	}
+	if secretData(t, moved, "web-metrics-tls", "ca.crt") != secretData(t, moved, "web-tls", "ca.crt") {
+		t.Error("the two Secrets hold different CAs")
+	}
 }
 
 func TestRenderStable_settingBesideADrawnKeyIsApplied(t *testing.T) {

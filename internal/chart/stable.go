@@ -194,6 +194,8 @@ type stabilizer struct {
 	traces  traces
 	// allUnseededAnew draws every value no seed determines anew, since a certificate and the CA
 	// that signed it must change together; unseededAnew says that one of them is drawn anew.
+	// Both stay set across the second run over the rendering that draws them for real, which
+	// decides every value again with allUnseededAnew set.
 	allUnseededAnew, unseededAnew bool
 	out                           *stabilized
 	// anew says that the object at hand has a value drawn anew that another rendering would

@@ -19,6 +19,8 @@ import (
 // chart draws, and what it is drawn from.
 type drawnLive struct {
 	htpasswd, ca, cert, key, appIni, sessionKey, checksum string
+	// metricsCert is the second certificate the CA signs, for a name that never changes.
+	metricsCert string
 }
 
 // readDrawn reads the live objects of release name of the fixture "drawn".
@@ -30,6 +32,10 @@ func (e *releaseTestEnv) readDrawn(name string) (drawnLive, error) {
 		return live, err
 	}
 	tls, err := e.kube.CoreV1().Secrets(e.namespace).Get(ctx, name+"-tls", metav1.GetOptions{})
+	if err != nil {
+		return live, err
+	}
+	metrics, err := e.kube.CoreV1().Secrets(e.namespace).Get(ctx, name+"-metrics-tls", metav1.GetOptions{})
 	if err != nil {
 		return live, err
 	}
@@ -47,7 +53,7 @@ func (e *releaseTestEnv) readDrawn(name string) (drawnLive, error) {
 	}
 	return drawnLive{
 		htpasswd: string(auth.Data["auth"]), ca: string(tls.Data["ca.crt"]), cert: string(tls.Data["tls.crt"]), key: string(tls.Data["tls.key"]),
-		appIni: config.Data["app.ini"], sessionKey: sessionKey,
+		metricsCert: string(metrics.Data["tls.crt"]), appIni: config.Data["app.ini"], sessionKey: sessionKey,
 		checksum: deployment.Spec.Template.Annotations["checksum/session"],
 	}, nil
 }
@@ -59,7 +65,10 @@ func (l drawnLive) passwordVerifies(password string) bool {
 }
 
 // certificate parses the live certificate and checks it against the live CA.
-func (l drawnLive) certificate() (*x509.Certificate, error) {
+func (l drawnLive) certificate() (*x509.Certificate, error) { return l.signedByCA(l.cert) }
+
+// signedByCA parses the PEM certificate text and checks it against the live CA.
+func (l drawnLive) signedByCA(text string) (*x509.Certificate, error) {
 	parse := func(text string) (*x509.Certificate, error) {
 		block, _ := pem.Decode([]byte(text))
 		if block == nil {
@@ -71,7 +80,7 @@ func (l drawnLive) certificate() (*x509.Certificate, error) {
 	if err != nil {
 		return nil, err
 	}
-	cert, err := parse(l.cert)
+	cert, err := parse(text)
 	if err != nil {
 		return nil, err
 	}
@@ -214,6 +223,10 @@ func TestAccRelease_certificateFollowsItsHost(t *testing.T) {
 		}
 		if cert.Subject.CommonName != "b.example.test" {
 			return fmt.Errorf("the live certificate names %s, not the new host", cert.Subject.CommonName)
+		}
+		// The CA is drawn anew with the certificate, so the other certificate it signs is too.
+		if _, err := after.signedByCA(after.metricsCert); err != nil || after.metricsCert == before.metricsCert {
+			return fmt.Errorf("the metrics certificate does not verify against the new CA (%v), or was kept", err)
 		}
 		if !after.passwordVerifies("first-password") || before.appIni != after.appIni {
 			return fmt.Errorf("the htpasswd or app.ini changed with the host")
