@@ -11,7 +11,7 @@ import (
 )
 
 // redactionPrivateKey names the resource's private state entry that holds the release's
-// manifest.Redaction: the key of its markers and the digests of the objects last applied.
+// manifest.RedactionRecord: the key of its markers and the digests of the objects last applied.
 //
 // The key is drawn by the first apply, or by the first refresh of a release that has none
 // (imported, or written before keys existed), and kept from then on. A plan made before it
@@ -19,25 +19,25 @@ import (
 // differently, when Terraform plans once more during the apply.
 const redactionPrivateKey = "redaction"
 
-// readRedaction returns what the release keeps for its redaction; a release without one, or
+// readRedactionRecord returns what the release keeps for its redaction; a release without one, or
 // with an entry that cannot be read, has no key yet.
-func readRedaction(ctx context.Context, private privateGetter) manifest.Redaction {
+func readRedactionRecord(ctx context.Context, private privateGetter) manifest.RedactionRecord {
 	if private == nil {
-		return manifest.Redaction{}
+		return manifest.RedactionRecord{}
 	}
 	data, diags := private.GetKey(ctx, redactionPrivateKey)
 	if diags.HasError() {
-		return manifest.Redaction{}
+		return manifest.RedactionRecord{}
 	}
-	rec, err := manifest.ParseRedaction(data)
+	rec, err := manifest.ParseRedactionRecord(data)
 	if err != nil {
 		tflog.Warn(ctx, "the release's redaction record is unreadable; a new key is drawn", map[string]any{"error": err.Error()})
 	}
 	return rec
 }
 
-// writeRedaction records rec in private.
-func writeRedaction(ctx context.Context, private privateSetter, rec manifest.Redaction) diag.Diagnostics {
+// writeRedactionRecord records rec in private.
+func writeRedactionRecord(ctx context.Context, private privateSetter, rec manifest.RedactionRecord) diag.Diagnostics {
 	data, err := rec.Encode()
 	if err != nil {
 		var diags diag.Diagnostics
@@ -48,7 +48,7 @@ func writeRedaction(ctx context.Context, private privateSetter, rec manifest.Red
 }
 
 // withKey returns rec with a key, drawing one when it has none.
-func withKey(rec manifest.Redaction, diags *diag.Diagnostics) (manifest.Redaction, bool) {
+func withKey(rec manifest.RedactionRecord, diags *diag.Diagnostics) (manifest.RedactionRecord, bool) {
 	if rec.Key != nil {
 		return rec, true
 	}

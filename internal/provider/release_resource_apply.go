@@ -109,7 +109,7 @@ func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, 
 			// Helm's stream holds the ordinary objects; hooks and CRDs come from the same
 			// rendering as the check above.
 			Manifests: func(stream string) (map[string]string, error) {
-				return rendered.Redacted.StreamManifests(stream, rendered.Redaction)
+				return rendered.Redacted.StreamManifests(stream, rendered.RedactionOptions)
 			},
 		},
 	}
@@ -148,7 +148,7 @@ func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, 
 			"Release %s was applied, but what the next plan compares it with could not be recorded.\n\n%v", id, err))
 		return
 	}
-	diags.Append(writeRedaction(ctx, private, rec)...)
+	diags.Append(writeRedactionRecord(ctx, private, rec)...)
 	tflog.Info(ctx, "applied release "+id, map[string]any{"release": id, "revision": out.Release.Version})
 }
 

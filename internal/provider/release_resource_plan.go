@@ -68,10 +68,10 @@ func (r *releaseResource) renderEnvironment(ctx context.Context, m *releaseModel
 func (m *releaseModel) releaseInputs(ctx context.Context, env *renderEnv, private privateGetter, diags *diag.Diagnostics) (release.Inputs, bool) {
 	in := release.Inputs{
 		Namespace: m.Namespace.ValueString(), Name: m.Name.ValueString(), Chart: m.chartSource(),
-		Capabilities: release.Capabilities{KubeVersion: env.kubeVersion, APIVersions: env.apiVersions, IsNamespaced: env.isNamespaced},
-		Redactor:     redactorFor(m),
-		Redaction:    readRedaction(ctx, private),
-		Generated:    readGenerated(ctx, private),
+		Capabilities:    release.Capabilities{KubeVersion: env.kubeVersion, APIVersions: env.apiVersions, IsNamespaced: env.isNamespaced},
+		Redactor:        redactorFor(m),
+		RedactionRecord: readRedactionRecord(ctx, private),
+		Generated:       readGenerated(ctx, private),
 	}
 	diags.Append(m.Values.ElementsAs(ctx, &in.Values.Documents, false)...)
 	diags.Append(m.Set.ElementsAs(ctx, &in.Values.Set, false)...)
@@ -288,7 +288,7 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	var onlyIgnoredDiffer func(map[string]string) bool
 	if state != nil {
 		onlyIgnoredDiffer = func(rendered map[string]string) bool {
-			return r.onlyIgnoredDiffer(ctx, env, &plan, state, env.request.Redaction, rendered)
+			return r.onlyIgnoredDiffer(ctx, env, &plan, state, env.request.RedactionRecord, rendered)
 		}
 	}
 	planned, err := env.request.Plan(ctx, recordedOf(state), onlyIgnoredDiffer)
@@ -327,7 +327,7 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 // the plan's ignore_differences ignore: the live objects are read again with the plan's rules
 // (the state's were refreshed with the state's, and not at all with -refresh=false), so a rule
 // takes effect in the plan that adds it, and a difference it ignores never upgrades the release.
-func (r *releaseResource) onlyIgnoredDiffer(ctx context.Context, env *renderEnv, plan, state *releaseModel, rec manifest.Redaction, rendered map[string]string) bool {
+func (r *releaseResource) onlyIgnoredDiffer(ctx context.Context, env *renderEnv, plan, state *releaseModel, rec manifest.RedactionRecord, rendered map[string]string) bool {
 	if env.client == nil || (plan.IgnoreDifferences.Equal(state.IgnoreDifferences) && len(plan.ignoreRules(ctx)) == 0) {
 		return false
 	}

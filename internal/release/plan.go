@@ -53,7 +53,7 @@ func (r *Request) Plan(ctx context.Context, recorded *Recorded, onlyIgnoredDiffe
 		if err != nil {
 			return nil, err
 		}
-		same.KeepUnchanged(recorded.Manifests, r.Redaction)
+		same.KeepUnchanged(recorded.Manifests, r.RedactionRecord)
 		unchanged := recorded.Shows(same.Manifests) || (onlyIgnoredDiffer != nil && onlyIgnoredDiffer(same.Manifests))
 		if unchanged && same.Loaded.Version == recorded.ChartVersion {
 			return &Plan{Unchanged: true, Rendering: same}, nil
@@ -65,7 +65,7 @@ func (r *Request) Plan(ctx context.Context, recorded *Recorded, onlyIgnoredDiffe
 	if err != nil {
 		return nil, err
 	}
-	rendering.KeepUnchanged(recorded.manifests(), r.Redaction)
+	rendering.KeepUnchanged(recorded.manifests(), r.RedactionRecord)
 	return &Plan{Rendering: rendering}, nil
 }
 
@@ -122,13 +122,13 @@ func (r *Request) Apply(ctx context.Context, recorded *Recorded) (*Apply, error)
 		return nil, err
 	}
 	stream := rendering.Manifests
-	rendering.KeepUnchanged(recorded.manifests(), r.Redaction)
+	rendering.KeepUnchanged(recorded.manifests(), r.RedactionRecord)
 	return &Apply{Next: next, Rendering: rendering, Stream: stream}, nil
 }
 
 // Applied returns what the release keeps once a is applied, for the next plan: the Generated
 // record of what it drew and the redaction record, with a key drawn when it had none.
-func (r *Request) Applied(a *Apply) (Generated, manifest.Redaction, error) {
-	rec, err := a.Rendering.Recorded(r.Redaction)
+func (r *Request) Applied(a *Apply) (Generated, manifest.RedactionRecord, error) {
+	rec, err := a.Rendering.Recorded(r.RedactionRecord)
 	return a.Rendering.Drawn(r.Generated.Seed), rec, err
 }

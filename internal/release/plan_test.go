@@ -23,11 +23,11 @@ func webInputs(set map[string]string) Inputs {
 	values := chart.Values{Set: set, SetSensitive: map[string]string{"secretValue": testPassword}}
 	return Inputs{
 		Namespace: testNamespace, Name: "web",
-		Chart:        chart.Source{Chart: chartserver.FixtureChart("web")},
-		Values:       values,
-		Capabilities: Capabilities{IsNamespaced: manifest.BuiltinIsNamespaced},
-		Redactor:     manifest.NewRedactor(values.SensitiveInputs()),
-		Redaction:    manifest.Redaction{Key: []byte("0123456789abcdef0123456789abcdef")},
+		Chart:           chart.Source{Chart: chartserver.FixtureChart("web")},
+		Values:          values,
+		Capabilities:    Capabilities{IsNamespaced: manifest.BuiltinIsNamespaced},
+		Redactor:        manifest.NewRedactor(values.SensitiveInputs()),
+		RedactionRecord: manifest.RedactionRecord{Key: []byte("0123456789abcdef0123456789abcdef")},
 	}
 }
 
@@ -129,7 +129,7 @@ func TestRequest_apply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(gen.Seed) != string(req.Generated.Seed) || string(rec.Key) != string(req.Redaction.Key) || len(rec.Digests) != len(a.Stream) {
+	if string(gen.Seed) != string(req.Generated.Seed) || string(rec.Key) != string(req.RedactionRecord.Key) || len(rec.Digests) != len(a.Stream) {
 		t.Errorf("Applied = seed %x, key %x, %d digests; want the request's seed and key and one digest per object", gen.Seed, rec.Key, len(rec.Digests))
 	}
 	if !strings.Contains(req.Redactor.String("password="+testPassword), "sensitive value") {

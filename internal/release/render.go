@@ -25,9 +25,9 @@ type Inputs struct {
 	// Redactor hides the sensitive values (and the repository password) in error messages;
 	// each rendering replaces it with its own, which knows what the chart derived from them.
 	Redactor *manifest.Redactor
-	// Redaction is the release's stored redaction record: its markers' key, nil before the
+	// RedactionRecord is the release's stored redaction record: its markers' key, nil before the
 	// release has one, and the digests of the objects last applied.
-	Redaction manifest.Redaction
+	RedactionRecord manifest.RedactionRecord
 	// Generated is what the release's renderings draw from and what its last apply drew.
 	Generated Generated
 }
@@ -142,10 +142,10 @@ type Rendering struct {
 	Options chart.RenderOptions
 	// Rendered is the rendering as it is, drawn values and sensitive values in it.
 	Rendered *chart.Rendered
-	// Redacted hides what the rendering derives from sensitive values; Redaction is what it
-	// was redacted with.
-	Redacted  *chart.RedactedRendering
-	Redaction chart.Redaction
+	// Redacted hides what the rendering derives from sensitive values; RedactionOptions are
+	// what it was redacted with.
+	Redacted         *chart.RedactedRendering
+	RedactionOptions chart.RedactionOptions
 	// Manifests are what a plan shows, by key.
 	Manifests map[string]string
 	// Generated are the keys of the objects holding values the chart generated afresh.
@@ -176,11 +176,11 @@ func (r *Request) Render(ctx context.Context, target helmrelease.Target) (*Rende
 	if out.Rendered, err = chart.RenderStable(ctx, l.chart, l.values, out.Options, r.Prior()); err != nil {
 		return nil, failed(StepRender, errors.New(chart.RedactRenderError(ctx, l.chart, r.Values, out.Options, err, r.Redactor)))
 	}
-	out.Redaction = chart.Redaction{Namespace: r.Namespace, IsNamespaced: r.Capabilities.IsNamespaced, Key: r.Redaction.Key}
+	out.RedactionOptions = chart.RedactionOptions{Namespace: r.Namespace, IsNamespaced: r.Capabilities.IsNamespaced, Key: r.RedactionRecord.Key}
 	if p := r.Chart.Password; p != "" {
-		out.Redaction.Sensitive = []string{p}
+		out.RedactionOptions.Sensitive = []string{p}
 	}
-	out.Redacted, err = chart.RedactStable(ctx, l.chart, r.Values, out.Options, out.Rendered, out.Redaction)
+	out.Redacted, err = chart.RedactStable(ctx, l.chart, r.Values, out.Options, out.Rendered, out.RedactionOptions)
 	switch {
 	case errors.Is(err, chart.ErrRedaction):
 		return nil, failed(StepRedact, err)
@@ -208,13 +208,13 @@ func generatedKeys(rendered *chart.Rendered, namespace string, isNamespaced func
 // whose markers may have been written before the release had its key (see
 // manifest.KeepUnchanged), and an imported release keeps its conservative manifests while
 // nothing changes. rec is the release's stored redaction record.
-func (r *Rendering) KeepUnchanged(previous map[string]string, rec manifest.Redaction) {
+func (r *Rendering) KeepUnchanged(previous map[string]string, rec manifest.RedactionRecord) {
 	if len(previous) == 0 {
 		return
 	}
 	var digests map[string]string
 	if rec.Key != nil && len(rec.Digests) > 0 {
-		digests, _ = r.Redacted.ObjectDigests(rec.Key, r.Redaction)
+		digests, _ = r.Redacted.ObjectDigests(rec.Key, r.RedactionOptions)
 	}
 	if rec.Conservative {
 		// The first change shows every object as this rendering redacts it.
@@ -238,7 +238,7 @@ func (r *Rendering) Drawn(seed []byte) Generated {
 
 // Recorded returns the redaction record the release keeps once r is applied: rec with a key,
 // drawn when it has none, and the digests of r's objects.
-func (r *Rendering) Recorded(rec manifest.Redaction) (manifest.Redaction, error) {
+func (r *Rendering) Recorded(rec manifest.RedactionRecord) (manifest.RedactionRecord, error) {
 	if rec.Key == nil {
 		key, err := manifest.NewRedactionKey()
 		if err != nil {
@@ -246,7 +246,7 @@ func (r *Rendering) Recorded(rec manifest.Redaction) (manifest.Redaction, error)
 		}
 		rec.Key = key
 	}
-	digests, err := r.Redacted.ObjectDigests(rec.Key, r.Redaction)
+	digests, err := r.Redacted.ObjectDigests(rec.Key, r.RedactionOptions)
 	if err != nil {
 		return rec, fmt.Errorf("digest the applied objects: %s", r.Redacted.Redactor.String(err.Error()))
 	}
