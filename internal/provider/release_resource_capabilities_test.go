@@ -56,7 +56,7 @@ func TestAccRelease_planWithoutClusterCredentials(t *testing.T) {
 	testAccCluster(t)
 	t.Setenv("KUBECONFIG", "")
 	chartDir := writeCapabilitiesChart(t)
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -97,7 +97,7 @@ func TestAccRelease_capabilitiesFromTheCluster(t *testing.T) {
 	// Another test may have installed the widgets CRD; what counts is what the cluster serves.
 	_, err = e.kube.Discovery().ServerResourcesForGroupVersion("test.gitlabk8s.io/v1")
 	servesWidgets := err == nil
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: capsRelease(e.namespace, chartDir),
@@ -126,7 +126,7 @@ resource "gitlabk8s_release" "web" {
   set       = { "image.tag" = terraform_data.tag.output }
 }
 `, e.namespace, chartserver.FixtureChart("web"))
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -195,7 +195,7 @@ func TestAccRelease_helmCLIWorksOnTheRelease(t *testing.T) {
 	runHelm := e.helmCLI(t)
 	v1 := e.webRelease(`  set = { "image.tag" = "1.25.0" }`)
 	v2 := e.webRelease(`  set = { "image.tag" = "1.26.0" }`)
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: v1},

@@ -205,7 +205,7 @@ resource "gitlabk8s_release" %q {
 			return sameObjects(t, e.cluster, z, e.namespace, oracle, true)
 		}
 	}
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -583,7 +583,7 @@ func TestAccRelease_dependencyUpdate(t *testing.T) {
 	config := func(body string) string {
 		return releaseConfig("deps", e.namespace, filepath.Join(root, "app"), body)
 	}
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
