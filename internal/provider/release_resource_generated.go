@@ -16,7 +16,7 @@ import (
 )
 
 // generatedPrivateKey names the resource's private state entry that holds, as JSON, the
-// release's generatedRecord.
+// release's release.Generated record.
 const generatedPrivateKey = "generated"
 
 // privateGetter and privateSetter are the framework's private state, as plan and apply use it.
