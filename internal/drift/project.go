@@ -10,6 +10,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 )
 
 // Project returns what of live the release manages: the value live holds at every path
@@ -40,9 +42,104 @@ func (r Rules) Project(desired, live map[string]any) map[string]any {
 	return projected
 }
 
+// Yield returns what of desired to apply over live by server-side apply: desired without the
+// fields that the rules leave to others (see [Rules]) where live holds another value, such as
+// the replicas an autoscaler set. Left out of the apply, such a field stays as its manager set
+// it: the value differs from what the provider applied, so the provider's manager no longer
+// owns it. A field whose live value means desired's stays in, so the provider keeps owning it.
+// desired is returned as it is when nothing is left out, else a copy; neither is changed.
+func (r Rules) Yield(desired, live map[string]any) map[string]any {
+	if live == nil {
+		return desired
+	}
+	var yielded [][]string
+	p := projector{pointers: r.pointersFor(desired), yielded: &yielded}
+	owners, err := r.ownedFields(desired, live)
+	if err != nil {
+		owners = nil
+	}
+	p.value(desired, secretStringData(desired, live), owners, nil)
+	if len(yielded) == 0 {
+		return desired
+	}
+	out, _ := manifest.DeepCopy(desired).(map[string]any)
+	for _, path := range yielded {
+		removePath(out, path)
+	}
+	// A map is compacted in place.
+	compactLists(out)
+	return out
+}
+
+// removed marks a list item removePath took out, until compactLists drops it, so that the
+// indexes of the other paths still hold.
+type removed struct{}
+
+// removePath removes the value at path (map keys and list indexes) from v.
+func removePath(v any, path []string) {
+	for i, token := range path {
+		last := i == len(path)-1
+		switch t := v.(type) {
+		case map[string]any:
+			if last {
+				delete(t, token)
+				return
+			}
+			v = t[token]
+		case []any:
+			n, err := strconv.Atoi(token)
+			if err != nil || n < 0 || n >= len(t) {
+				return
+			}
+			if last {
+				t[n] = removed{}
+				return
+			}
+			v = t[n]
+		default:
+			return
+		}
+	}
+}
+
+// compactLists drops the items removePath marked.
+func compactLists(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, x := range t {
+			t[k] = compactLists(x)
+		}
+		return t
+	case []any:
+		out := make([]any, 0, len(t))
+		for _, x := range t {
+			if _, gone := x.(removed); !gone {
+				out = append(out, compactLists(x))
+			}
+		}
+		return out
+	default:
+		return v
+	}
+}
+
 type projector struct {
 	// pointers are the ignored paths, as JSON pointer tokens.
 	pointers [][]string
+	// yielded, when not nil, collects the paths (into desired) that the rules leave to others
+	// and where live holds something else.
+	yielded *[][]string
+}
+
+// yield records path when live holds there what does not mean desired.
+func (p projector) yield(desired, live any, path []string) {
+	if p.yielded == nil {
+		return
+	}
+	if v, ok := (projector{}).value(desired, live, nil, path); ok && reflect.DeepEqual(v, desired) {
+		return
+	}
+	*p.yielded = append(*p.yielded, slices.Clone(path))
 }
 
 // value projects live onto desired at one path; owners are the ignored managers' field sets
@@ -63,11 +160,14 @@ func (p projector) value(desired, live any, owners []*fieldpath.Set, path []stri
 		for k, dv := range d {
 			childPath := append(slices.Clip(path), k)
 			pe := fieldpath.PathElement{FieldName: &k}
+			lv, present := l[k]
 			if p.ignored(childPath) || ownsWhole(owners, pe) {
+				if present {
+					p.yield(dv, lv, childPath)
+				}
 				out[k] = dv
 				continue
 			}
-			lv, present := l[k]
 			if !present || lv == nil {
 				if isZero(dv) {
 					out[k] = dv
@@ -125,6 +225,9 @@ func (p projector) list(desired, live []any, owners []*fieldpath.Set, path []str
 		}
 		childPath := append(slices.Clip(path), strconv.Itoa(i))
 		if p.ignored(childPath) {
+			if li >= 0 {
+				p.yield(dv, live[li], childPath)
+			}
 			out = append(out, dv)
 			continue
 		}
@@ -133,6 +236,7 @@ func (p projector) list(desired, live []any, owners []*fieldpath.Set, path []str
 		}
 		elems := itemElements(owners, live, li)
 		if ownsWhole(owners, elems...) {
+			p.yield(dv, live[li], childPath)
 			out = append(out, dv)
 			continue
 		}

@@ -274,6 +274,8 @@ func imageManager(manager string) map[string]any {
 		"f:containers": map[string]any{`k:{"name":"web"}`: map[string]any{".": map[string]any{}, "f:image": map[string]any{}}}}}}}}
 }
 
+// Project hides what the rules leave to others; Yield leaves exactly that out of the apply,
+// where the live value differs.
 func TestRules_project(t *testing.T) {
 	hpa := parseYAML(t, "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata: {name: web}\nspec: {scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}}\n")
 	tests := []struct {
@@ -281,6 +283,8 @@ func TestRules_project(t *testing.T) {
 		rules  Rules
 		edit   func(live map[string]any)
 		wantFn func(desired map[string]any)
+		// yieldFn is what Yield leaves out of desired; nothing when nil.
+		yieldFn func(desired map[string]any)
 	}{
 		{
 			name:  "a manager the user ignores",
@@ -289,6 +293,7 @@ func TestRules_project(t *testing.T) {
 				container(live)["image"] = "nginx:patched"
 				setManagedFields(live, imageManager("image-controller"))
 			},
+			yieldFn: func(d map[string]any) { delete(container(d), "image") },
 		},
 		{
 			name:  "an ignored manager of another kind does not hide the change",
@@ -309,9 +314,10 @@ func TestRules_project(t *testing.T) {
 			wantFn: func(d map[string]any) { container(d)["image"] = "nginx:patched" },
 		},
 		{
-			name:  "a JSON pointer the user ignores, whoever changed it",
-			rules: NewRules([]Ignore{{Kind: "Deployment", Name: "web", JSONPointers: []string{"/spec/template/spec/containers/0/image"}}}, nil),
-			edit:  func(live map[string]any) { container(live)["image"] = "nginx:patched" },
+			name:    "a JSON pointer the user ignores, whoever changed it",
+			rules:   NewRules([]Ignore{{Kind: "Deployment", Name: "web", JSONPointers: []string{"/spec/template/spec/containers/0/image"}}}, nil),
+			edit:    func(live map[string]any) { container(live)["image"] = "nginx:patched" },
+			yieldFn: func(d map[string]any) { delete(container(d), "image") },
 		},
 		{
 			name:  "an ignored pointer hides only what it names",
@@ -320,12 +326,14 @@ func TestRules_project(t *testing.T) {
 				container(live)["image"] = "nginx:patched"
 				spec(live)["replicas"] = int64(9)
 			},
-			wantFn: func(d map[string]any) { spec(d)["replicas"] = int64(9) },
+			wantFn:  func(d map[string]any) { spec(d)["replicas"] = int64(9) },
+			yieldFn: func(d map[string]any) { delete(container(d), "image") },
 		},
 		{
-			name:  "the replicas of an object the release's HorizontalPodAutoscaler targets",
-			rules: NewRules(nil, []map[string]any{hpa}),
-			edit:  func(live map[string]any) { spec(live)["replicas"] = int64(6) },
+			name:    "the replicas of an object the release's HorizontalPodAutoscaler targets",
+			rules:   NewRules(nil, []map[string]any{hpa}),
+			edit:    func(live map[string]any) { spec(live)["replicas"] = int64(6) },
+			yieldFn: func(d map[string]any) { delete(spec(d), "replicas") },
 		},
 		{
 			name:   "replicas set by kubectl scale without an autoscaler are drift",
@@ -342,6 +350,21 @@ func TestRules_project(t *testing.T) {
 				setManagedFields(live, map[string]any{"manager": "tuner", "operation": "Update", "fieldsV1": map[string]any{"f:spec": map[string]any{"f:template": map[string]any{"f:spec": map[string]any{
 					"f:containers": map[string]any{`k:{"name":"web"}`: map[string]any{"f:env": map[string]any{"i:0": map[string]any{"f:value": map[string]any{}}}}}}}}}})
 			},
+			yieldFn: func(d map[string]any) { delete(container(d)["env"].([]any)[0].(map[string]any), "value") },
+		},
+		{
+			name:  "replicas an autoscaler left at the chart's value",
+			rules: NewRules(nil, []map[string]any{hpa}),
+			edit:  func(map[string]any) {},
+		},
+		{
+			name:  "replicas a built-in controller scaled",
+			rules: NewRules(nil, nil),
+			edit: func(live map[string]any) {
+				spec(live)["replicas"] = int64(4)
+				setManagedFields(live, map[string]any{"manager": "kube-controller-manager", "operation": "Update", "subresource": "scale", "fieldsV1": map[string]any{"f:spec": map[string]any{"f:replicas": map[string]any{}}}})
+			},
+			yieldFn: func(d map[string]any) { delete(spec(d), "replicas") },
 		},
 	}
 	for _, tt := range tests {
@@ -352,8 +375,19 @@ func TestRules_project(t *testing.T) {
 			if tt.wantFn != nil {
 				tt.wantFn(want)
 			}
-			if diff := cmp.Diff(want, tt.rules.Project(parseYAML(t, desiredDeployment), live)); diff != "" {
+			desired := parseYAML(t, desiredDeployment)
+			if diff := cmp.Diff(want, tt.rules.Project(desired, live)); diff != "" {
 				t.Errorf("projection (-want +got):\n%s", diff)
+			}
+			applied := parseYAML(t, desiredDeployment)
+			if tt.yieldFn != nil {
+				tt.yieldFn(applied)
+			}
+			if diff := cmp.Diff(applied, tt.rules.Yield(desired, live)); diff != "" {
+				t.Errorf("yield (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(parseYAML(t, desiredDeployment), desired); diff != "" {
+				t.Errorf("Yield changed desired (-before +after):\n%s", diff)
 			}
 		})
 	}

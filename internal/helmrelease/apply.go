@@ -39,6 +39,11 @@ type Spec struct {
 	RecoverPending bool
 	// PostRenderer sees the manifests Helm rendered before anything is written, see PlanCheck.
 	PostRenderer postrenderer.PostRenderer
+	// LeaveToOthers, when set, returns what an upgrade or rollback applies of the objects
+	// that exist: desired are all of them as Helm rendered them, live the live version of
+	// each. It leaves out fields that others own and the plan does not count as drift, which
+	// the forced apply would otherwise take back. Helm still records desired.
+	LeaveToOthers func(desired, live []map[string]any) []map[string]any
 }
 
 // Outcome is the result of Apply.
@@ -122,6 +127,7 @@ func (c *Client) apply(ctx context.Context, cfg *action.Configuration, spec Spec
 	if found := revisionOf(last); found != next.Last {
 		return nil, &ChangedError{Release: releaseID(spec), Expected: next.Last, Found: found}
 	}
+	prepareKubeClient(cfg, spec, last)
 	out := &Outcome{}
 	if next.Recovery != RecoveryNone {
 		if !spec.RecoverPending {
@@ -185,7 +191,8 @@ func (c *Client) install(ctx context.Context, cfg *action.Configuration, spec Sp
 	install.Labels = releaseLabels(spec.Labels, "")
 	install.PostRenderer = spec.PostRenderer
 	install.PostRenderStrategy = postRenderStrategy
-	install.ServerSideApply = false
+	install.ServerSideApply = true
+	install.ForceConflicts = forceConflicts
 	install.Replace = replace
 	// Atomic is handled here, so that the undo is reported and a cancelled install is
 	// recorded; Helm's own would run with the cancelled context.
@@ -223,7 +230,8 @@ func (c *Client) upgrade(ctx context.Context, cfg *action.Configuration, spec Sp
 	upgrade.Labels = releaseLabels(spec.Labels, "null")
 	upgrade.PostRenderer = spec.PostRenderer
 	upgrade.PostRenderStrategy = postRenderStrategy
-	upgrade.ServerSideApply = "false"
+	upgrade.ServerSideApply = "true"
+	upgrade.ForceConflicts = forceConflicts
 	// The configuration is the whole truth: never merge the values of the previous revision.
 	upgrade.ResetValues = true
 	upgrade.RollbackOnFailure = false
@@ -264,7 +272,13 @@ func (c *Client) upgrade(ctx context.Context, cfg *action.Configuration, spec Sp
 
 // Rollback rolls the release back to revision and waits for it like an upgrade.
 func (c *Client) Rollback(ctx context.Context, spec Spec, revision int) error {
-	return c.rollback(c.configuration(ctx, spec.Namespace, spec.Capabilities), spec, revision)
+	cfg := c.configuration(ctx, spec.Namespace, spec.Capabilities)
+	last, err := lastRelease(cfg.Releases, spec.Name)
+	if err != nil {
+		return err
+	}
+	prepareKubeClient(cfg, spec, last)
+	return c.rollback(cfg, spec, revision)
 }
 
 func (c *Client) rollback(cfg *action.Configuration, spec Spec, revision int) error {
@@ -272,7 +286,8 @@ func (c *Client) rollback(cfg *action.Configuration, spec Spec, revision int) er
 	rollback.Version = revision
 	rollback.WaitStrategy = waitStrategy(spec.Wait)
 	rollback.WaitForJobs = spec.Wait
-	rollback.ServerSideApply = "false"
+	rollback.ServerSideApply = "true"
+	rollback.ForceConflicts = forceConflicts
 	rollback.Timeout = spec.Timeout
 	rollback.MaxHistory = spec.MaxHistory
 	rollback.CleanupOnFail = true
@@ -333,6 +348,22 @@ func (c *Client) settleCancelled(releases *storage.Storage, spec Spec, doing str
 	last.SetStatus(rcommon.StatusFailed, fmt.Sprintf("Cancelled while %s", doing))
 	if err := releases.Update(last); err != nil {
 		c.logf("release %s: could not mark the cancelled revision %d failed: %v", releaseID(spec), last.Version, err)
+	}
+}
+
+// forceConflicts is how the provider applies server-side: as the owner of every field the
+// chart sets. A field that someone changed since (kubectl edit, kubectl scale, a helm upgrade
+// with --set) is the drift the plan showed, and the apply restores it rather than failing
+// on the conflict, as the client-side apply did before.
+const forceConflicts = true
+
+// prepareKubeClient tells cfg's kube client how to apply spec over objects that exist: what
+// to leave to others, and to adopt the fields of the client-side managers when last, the
+// newest revision, was applied client-side (see adoptClientSideFields).
+func prepareKubeClient(cfg *action.Configuration, spec Spec, last *release.Release) {
+	if kc, ok := cfg.KubeClient.(*contextKubeClient); ok {
+		kc.adoptClientSide = appliedClientSide(last)
+		kc.leaveToOthers = spec.LeaveToOthers
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	helmkube "helm.sh/helm/v4/pkg/kube"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/resource"
 )
 
@@ -24,6 +25,56 @@ type contextKubeClient struct {
 	*helmkube.Client
 	ctx    context.Context
 	waiter *waiter
+	// adoptClientSide has Update hand the fields of ClientSideManagers to the provider's
+	// manager first: set when the release was last written by client-side apply.
+	adoptClientSide bool
+	// leaveToOthers, when set, is Spec.LeaveToOthers: what Update applies of each object.
+	leaveToOthers func(desired, live []map[string]any) []map[string]any
+}
+
+// Update applies targets over originals, the objects of the revision Helm upgrades or rolls
+// back from, after adopting what client-side managers own in them (see adoptClientSideFields).
+func (c *contextKubeClient) Update(originals, targets helmkube.ResourceList, options ...helmkube.ClientUpdateOption) (*helmkube.Result, error) {
+	if c.adoptClientSide {
+		if err := adoptClientSideFields(c.ctx, originals); err != nil {
+			return &helmkube.Result{}, err
+		}
+	}
+	if c.leaveToOthers != nil {
+		if err := c.yieldFields(targets); err != nil {
+			return &helmkube.Result{}, err
+		}
+	}
+	return c.Client.Update(originals, targets, options...)
+}
+
+// yieldFields replaces each target that exists with what leaveToOthers makes of it over its
+// live version. Helm records the manifest it rendered, not these objects.
+func (c *contextKubeClient) yieldFields(targets helmkube.ResourceList) error {
+	var infos []*resource.Info
+	var desired []map[string]any
+	for _, info := range targets {
+		if u, ok := info.Object.(*unstructured.Unstructured); ok {
+			infos = append(infos, info)
+			desired = append(desired, u.Object)
+		}
+	}
+	live, err := getAll(c.ctx, c.waiter.reader, refsOf(infos))
+	if err != nil {
+		return fmt.Errorf("read the live objects to apply over: %w", err)
+	}
+	lives := make([]map[string]any, len(live))
+	for i, obj := range live {
+		if obj != nil {
+			lives[i] = obj.Object
+		}
+	}
+	for i, applied := range c.leaveToOthers(desired, lives) {
+		if i < len(infos) && applied != nil {
+			infos[i].Object = &unstructured.Unstructured{Object: applied}
+		}
+	}
+	return nil
 }
 
 // GetWaiter returns the provider's waiter, whatever the strategy; HookOnlyStrategy (an

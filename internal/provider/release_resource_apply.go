@@ -104,6 +104,7 @@ func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, 
 		Description:    revisionDescription(plan.Description, r.ci()),
 		Labels:         gitlab.LedgerLabels(r.ci()),
 		RecoverPending: plan.RecoverPending.ValueBool(),
+		LeaveToOthers:  leaveToOthers(plan.ignoreRules(ctx)),
 		PostRenderer: &helmrelease.PlanCheck{
 			Planned: applying.Stream,
 			// Helm's stream holds the ordinary objects; hooks and CRDs come from the same

@@ -153,17 +153,30 @@ resource "gitlabk8s_release" "web" {
 // returns its output; a failing command fails the test.
 func (e *releaseTestEnv) helmCLI(t *testing.T) func(args ...string) string {
 	t.Helper()
-	helm := helmBinary(t)
+	return e.helmCLIOf(t, helmBinary(t))
+}
+
+// helmCLIOf is helmCLI with the helm binary at helm.
+func (e *releaseTestEnv) helmCLIOf(t *testing.T, helm string) func(args ...string) string {
+	t.Helper()
 	return func(args ...string) string {
 		t.Helper()
-		cmd := exec.Command(helm, append(args, "--namespace", e.namespace, "--kubeconfig", e.cluster.Kubeconfig)...)
-		cmd.Env = append(os.Environ(), "HELM_CACHE_HOME="+t.TempDir(), "HELM_CONFIG_HOME="+t.TempDir(), "HELM_DATA_HOME="+t.TempDir())
-		out, err := cmd.CombinedOutput()
+		out, err := e.runHelm(t, helm, args...)
 		if err != nil {
 			t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
-		return string(out)
+		return out
 	}
+}
+
+// runHelm runs the helm binary at helm in the test's namespace, as admin, and returns its
+// output and how it ended.
+func (e *releaseTestEnv) runHelm(t *testing.T, helm string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(helm, append(args, "--namespace", e.namespace, "--kubeconfig", e.cluster.Kubeconfig)...)
+	cmd.Env = append(os.Environ(), "HELM_CACHE_HOME="+t.TempDir(), "HELM_CONFIG_HOME="+t.TempDir(), "HELM_DATA_HOME="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	return string(out), err
 }
 
 func helmBinary(t *testing.T) string {
@@ -186,6 +199,21 @@ func helmBinary(t *testing.T) string {
 	}
 	t.Logf("toolchain: helm=%s", matches[len(matches)-1])
 	return matches[len(matches)-1]
+}
+
+// helm4Binary returns the helm 4 CLI to test with, $GITLABK8S_HELM4 (scripts/test.sh builds it
+// with scripts/build-helm.sh v4.3.1 and exports it). Skips, saying so, when it is unset.
+func helm4Binary(t *testing.T) string {
+	t.Helper()
+	path := os.Getenv("GITLABK8S_HELM4")
+	if path == "" {
+		t.Skipf("no helm 4 CLI: GITLABK8S_HELM4 is unset; scripts/build-helm.sh v4.3.1 builds one")
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("GITLABK8S_HELM4=%s: %v", path, err)
+	}
+	t.Logf("toolchain: helm4=%s", path)
+	return path
 }
 
 // The release is a real Helm release: helm list, history and rollback work on it, and a

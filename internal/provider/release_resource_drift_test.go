@@ -95,7 +95,8 @@ func TestAccRelease_driftIsShownAndRepaired(t *testing.T) {
 						"ConfigMap/web": nil,
 					}),
 				}},
-				Check: e.checkDeployment("registry.example/web:1.25.0", 1),
+				// Restored by the provider's server-side apply, which forces the conflicts.
+				Check: resource.ComposeAggregateTestCheckFunc(e.checkDeployment("registry.example/web:1.25.0", 1), e.checkAppliedServerSide(t)),
 			},
 			{
 				Config:           config,

@@ -28,7 +28,8 @@ func ignoreDifferencesAttribute() schema.ListNestedAttribute {
 			"to a field the chart sets shows, whoever made it, with three exceptions: maps the chart leaves empty (`annotations: {}`), " +
 			"fields whose manager is one of the built-in controllers (`" + strings.Join(drift.BuiltinManagers, "`, `") + "`), and " +
 			"`spec.replicas` of an object that a HorizontalPodAutoscaler of the release scales. A change of this setting takes effect " +
-			"in the plan it appears in: a difference it ignores does not make that plan upgrade the release.",
+			"in the plan it appears in: a difference it ignores does not make that plan upgrade the release. An upgrade made for another " +
+			"change leaves these fields, and the three exceptions, as they are live where they differ from the chart's value.",
 		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 			"kind": schema.StringAttribute{
 				Optional:            true,
@@ -67,6 +68,20 @@ func (m *releaseModel) ignoreRules(ctx context.Context) []drift.Ignore {
 		out = append(out, im.rule())
 	}
 	return out
+}
+
+// leaveToOthers is what the apply applies over live objects: each object without the fields
+// that the drift rules (the built-in controllers', an autoscaler's replicas, ignore) leave to
+// others where they hold another value, so the forced server-side apply does not take them.
+func leaveToOthers(ignore []drift.Ignore) func(desired, live []map[string]any) []map[string]any {
+	return func(desired, live []map[string]any) []map[string]any {
+		rules := drift.NewRules(ignore, desired)
+		out := make([]map[string]any, len(desired))
+		for i, obj := range desired {
+			out[i] = rules.Yield(obj, live[i])
+		}
+		return out
+	}
 }
 
 func (im ignoreModel) rule() drift.Ignore {
