@@ -1,4 +1,7 @@
 // Command terraform-provider-gitlabk8s serves the gitlabk8s Terraform provider.
+// Run as `terraform-provider-gitlabk8s report`, it writes the report of a saved
+// plan for a merge request instead (internal/reportcmd): a plan job runs the
+// binary `terraform init` downloaded, with nothing else to install.
 package main
 
 import (
@@ -10,12 +13,18 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/provider"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/reportcmd"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
 func main() {
+	// Terraform starts a provider without arguments.
+	if len(os.Args) > 1 && os.Args[1] == reportcmd.Name {
+		os.Exit(reportcmd.Run(context.Background(), os.Args[2:], os.Getenv,
+			reportcmd.IO{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}))
+	}
 	var debug bool
 	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")
 	flag.Parse()

@@ -18,6 +18,9 @@ resource "gitlabk8s_release" "app" {
   chart     = "${path.module}/chart"
   values    = [file("${path.module}/values.yaml")]
 
+  # The review app's host: its Ingress, and the URL in `urls` the deploy job gives GitLab.
+  set = var.app_domain == "" ? {} : { "ingress.host" = "${gitlabk8s_environment.review.slug}.${var.app_domain}" }
+
   # Redacted wherever it lands in a rendered object (here a Secret and the pod's environment).
   set_sensitive = var.api_key == "" ? {} : { apiKey = var.api_key }
 

@@ -12,3 +12,8 @@ output "release_status" {
   description = "Helm status of the release, \"deployed\" after a successful apply."
   value       = gitlabk8s_release.app.status
 }
+
+output "url" {
+  description = "The first URL the release serves, for the environment's URL; empty when it serves none."
+  value       = length(gitlabk8s_release.app.urls) > 0 ? gitlabk8s_release.app.urls[0] : ""
+}

@@ -20,3 +20,9 @@ variable "api_key" {
   default     = ""
   sensitive   = true
 }
+
+variable "app_domain" {
+  description = "Domain of the review apps' hosts, \"<environment slug>.<app_domain>\"; a wildcard DNS record points it at the cluster's ingress controller. Empty: no Ingress, and the environment has no URL."
+  type        = string
+  default     = ""
+}

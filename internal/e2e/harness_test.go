@@ -47,9 +47,12 @@ type harness struct {
 	// deleteToken is the project access token with the Maintainer role the
 	// stop job deletes states with (TF_STATE_DELETE_TOKEN).
 	deleteToken string
-	cliConfig   string
-	workDir     string
-	server      *httptest.Server
+	// noteToken is the project access token with the Reporter role the plan job posts its
+	// report with (MR_NOTE_TOKEN).
+	noteToken string
+	cliConfig string
+	workDir   string
+	server    *httptest.Server
 
 	tofuOnce sync.Once
 	tofu     CLI
@@ -114,7 +117,7 @@ func newHarness() (*harness, error) {
 	if err != nil {
 		return nil, err
 	}
-	token, deleteToken := randomHex(16), "glpat-"+randomHex(16)
+	token, deleteToken, noteToken := randomHex(16), "glpat-"+randomHex(16), "glpat-"+randomHex(16)
 	state := gitlabstate.New(gitlabstate.Config{
 		ProjectID:   projectID,
 		ProjectPath: projectPath,
@@ -122,6 +125,7 @@ func newHarness() (*harness, error) {
 			// The job token of a Developer: it may not delete states.
 			{Username: gitlabUser, JobToken: token},
 			{Username: "project_" + projectID + "_bot", PersonalAccessToken: deleteToken, Maintainer: true},
+			{Username: "project_" + projectID + "_bot_report", PersonalAccessToken: noteToken, NotesAccess: true},
 		},
 	})
 	gate := &writeGate{}
@@ -135,6 +139,7 @@ func newHarness() (*harness, error) {
 		apiURL:      server.URL + "/api/v4",
 		jobToken:    token,
 		deleteToken: deleteToken,
+		noteToken:   noteToken,
 		cliConfig:   cliConfig,
 		workDir:     workDir,
 		server:      server,
@@ -218,10 +223,11 @@ func newReviewApp(t *testing.T, h *harness, cli CLI, scenario string) *reviewApp
 			"TF_VAR_kube_context":   h.cluster.AdminContext,
 			"TF_VAR_api_key":        app.canary,
 			"TF_STATE_DELETE_TOKEN": h.deleteToken,
+			"MR_NOTE_TOKEN":         h.noteToken,
 		},
 		// The tokens are masked as GitLab masks them. The canary is deliberately not: the
 		// provider must keep it out of logs by itself.
-		Masked: []string{h.jobToken, h.deleteToken},
+		Masked: []string{h.jobToken, h.deleteToken, h.noteToken},
 		Env: map[string]string{
 			"PATH":               os.Getenv("PATH"),
 			"HOME":               home,
@@ -234,6 +240,26 @@ func newReviewApp(t *testing.T, h *harness, cli CLI, scenario string) *reviewApp
 	}
 	t.Cleanup(app.cleanup)
 	return app
+}
+
+// reportNotes returns the notes of the branch's merge request.
+func (a *reviewApp) reportNotes() []gitlabstate.Note {
+	a.t.Helper()
+	iid, err := strconv.ParseInt(a.mergeRequestIID, 10, 64)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	return a.h.state.MergeRequestNotes(iid)
+}
+
+// jobFile reads a file a finished job left in its project folder.
+func (a *reviewApp) jobFile(res *JobResult, name string) string {
+	a.t.Helper()
+	data, err := os.ReadFile(filepath.Join(res.Dir, name))
+	if err != nil {
+		a.t.Fatalf("job %s: %v", res.Name, err)
+	}
+	return string(data)
 }
 
 // stateName is the branch's state, TF_STATE_NAME of the review jobs.

@@ -63,9 +63,20 @@ func TestPipeline_reviewAppLifecycle(t *testing.T) {
 			}
 		}
 
+		// The plan job posted its report on the merge request, and linked it as an artifact.
+		notes := app.reportNotes()
+		if len(notes) != 1 || notes[0].Body != app.jobFile(plan1, "gitlabk8s-plan.md") || !strings.Contains(notes[0].Body, "**app**: 5 objects added") {
+			t.Errorf("first plan: the merge request's notes are %+v, want one: the report gitlabk8s-plan.md, with app's 5 objects added (the Ingress too)", notes)
+		}
+
 		deploy1 := app.mustRun(ctx, first, "deploy_review")
 		logs = append(logs, deploy1.Log)
 		ns := app.output(ctx, deploy1, "namespace")
+		// The environment's URL, for GitLab's "View app": the Ingress of the review app's host.
+		url := app.output(ctx, deploy1, "url")
+		if env := app.jobFile(deploy1, "deploy.env"); env != "DYNAMIC_ENVIRONMENT_URL="+url+"\n" || !strings.HasSuffix(url, ".apps.example.com/") {
+			t.Errorf("deploy.env = %q, want DYNAMIC_ENVIRONMENT_URL=<the review app's host under apps.example.com> (output url %q)", env, url)
+		}
 		if got := app.output(ctx, deploy1, "release_status"); got != "deployed" {
 			t.Errorf("release_status after the first deploy = %q, want deployed", got)
 		}
@@ -115,6 +126,19 @@ func TestPipeline_reviewAppLifecycle(t *testing.T) {
 		}
 		if strings.Contains(plan2.Log, "nginx:1.27-alpine") {
 			t.Errorf("second plan's job log shows the unchanged Deployment's image: the diff is not limited to the change")
+		}
+		// The second pipeline updated the note: the changed lines of the one object, nothing else.
+		notes = app.reportNotes()
+		if len(notes) != 1 || notes[0].Body != app.jobFile(plan2, "gitlabk8s-plan.md") {
+			t.Fatalf("second plan: the merge request's notes are %+v, want the first one updated to the second report", notes)
+		}
+		for _, want := range []string{"**app**: 1 object changed", "<code>" + configMapKey + "</code> changed", "-    <p>Hello from the first commit</p>", "+    <p>Hello from the second commit</p>"} {
+			if !strings.Contains(notes[0].Body, want) {
+				t.Errorf("second plan's note lacks %q:\n%s", want, notes[0].Body)
+			}
+		}
+		if strings.Contains(notes[0].Body, "nginx:1.27-alpine") || strings.Contains(notes[0].Body, app.canary) {
+			t.Errorf("second plan's note shows an unchanged object or the sensitive api_key:\n%s", notes[0].Body)
 		}
 
 		deploy2 := app.mustRun(ctx, second, "deploy_review")

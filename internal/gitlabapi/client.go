@@ -1,5 +1,6 @@
 // Package gitlabapi reads what the provider needs from GitLab's REST API:
-// the environments of a project, following GitLab's offset pagination.
+// the environments of a project, following GitLab's offset pagination; and
+// writes the plan report's note on a merge request (notes.go).
 //
 // It is the only package that talks to GitLab. It returns the pure types of
 // internal/gitlab and typed errors ([StatusError]) the provider words as
@@ -7,6 +8,7 @@
 package gitlabapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -89,8 +91,10 @@ func ParseBaseURL(s string) (*url.URL, error) {
 	return u, nil
 }
 
-// StatusError is an answer other than 200 OK.
+// StatusError is an answer other than 200 OK (or 201 Created to a POST).
 type StatusError struct {
+	// Method is the request's method; empty means GET.
+	Method     string
 	StatusCode int
 	// URL is the request's URL; it never holds the token.
 	URL string
@@ -99,7 +103,11 @@ type StatusError struct {
 }
 
 func (e *StatusError) Error() string {
-	return fmt.Sprintf("GET %s: %d %s: %s", e.URL, e.StatusCode, http.StatusText(e.StatusCode), e.Message)
+	method := e.Method
+	if method == "" {
+		method = http.MethodGet
+	}
+	return fmt.Sprintf("%s %s: %d %s: %s", method, e.URL, e.StatusCode, http.StatusText(e.StatusCode), e.Message)
 }
 
 // ListEnvironments returns every environment of project (its numeric ID or
@@ -200,11 +208,29 @@ func linkNext(header string) string {
 const maxBody = 16 << 20
 
 func (c *Client) get(ctx context.Context, u *url.URL) ([]byte, http.Header, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	return c.do(ctx, http.MethodGet, u, nil)
+}
+
+// do sends a request with the token and, when body is not nil, the body as
+// JSON, and returns the answer's body and header; an answer other than 200
+// (or 201 to a POST) is a StatusError.
+func (c *Client) do(ctx context.Context, method string, u *url.URL, body any) ([]byte, http.Header, error) {
+	var payload io.Reader
+	if body != nil {
+		data, err := json.Marshal(body)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s %s: %w", method, u.Redacted(), err)
+		}
+		payload = bytes.NewReader(data)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), payload)
 	if err != nil {
-		return nil, nil, fmt.Errorf("GET %s: %w", u.Redacted(), err)
+		return nil, nil, fmt.Errorf("%s %s: %w", method, u.Redacted(), err)
 	}
 	req.Header.Set("Accept", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	if c.userAgent != "" {
 		req.Header.Set("User-Agent", c.userAgent)
 	}
@@ -219,14 +245,14 @@ func (c *Client) get(ctx context.Context, u *url.URL) ([]byte, http.Header, erro
 		return nil, nil, err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	answer, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
 	if err != nil {
-		return nil, nil, fmt.Errorf("GET %s: read the answer: %w", u.Redacted(), err)
+		return nil, nil, fmt.Errorf("%s %s: read the answer: %w", method, u.Redacted(), err)
 	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, nil, &StatusError{StatusCode: resp.StatusCode, URL: u.Redacted(), Message: errorMessage(body)}
+	if resp.StatusCode != http.StatusOK && (method != http.MethodPost || resp.StatusCode != http.StatusCreated) {
+		return nil, nil, &StatusError{Method: method, StatusCode: resp.StatusCode, URL: u.Redacted(), Message: errorMessage(answer)}
 	}
-	return body, resp.Header, nil
+	return answer, resp.Header, nil
 }
 
 // errorMessage reads GitLab's {"message": ...} or {"error": ...}, or the

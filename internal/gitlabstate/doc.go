@@ -25,7 +25,8 @@
 //
 // It also lists the project's environments (GET /api/v4/projects/:id/environments,
 // with GitLab's offset pagination; environments.go), which tests fill with
-// [Server.PutEnvironment].
+// [Server.PutEnvironment], and serves the notes of merge requests and the
+// token's user (notes.go), which a plan job posts its report with.
 //
 // Requests authenticate with HTTP basic auth: user `gitlab-ci-token` with a
 // CI job token, or any user name with a personal access token; or with the

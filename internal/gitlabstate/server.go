@@ -33,6 +33,9 @@ type User struct {
 	// Maintainer gives the user the Maintainer role, which GitLab requires to
 	// delete a state; other users may read, write and lock states.
 	Maintainer bool
+	// NotesAccess lets the user's access token read and write merge request
+	// notes (notes.go): the Reporter role and the api scope.
+	NotesAccess bool
 }
 
 // Config describes the one project the server knows.
@@ -94,6 +97,7 @@ type Server struct {
 	mu     sync.Mutex
 	states map[string]*state
 	envs   environmentStore
+	notes  noteStore
 }
 
 var _ http.Handler = (*Server)(nil)
@@ -110,6 +114,7 @@ func New(cfg Config) *Server {
 	s.mux.HandleFunc("DELETE "+prefix, s.deleteState)
 	s.mux.HandleFunc("POST "+prefix+"/lock", s.lock)
 	s.mux.HandleFunc("DELETE "+prefix+"/lock", s.unlock)
+	s.routeNotes()
 	s.routeEnvironments()
 	return s
 }

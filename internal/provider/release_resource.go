@@ -103,6 +103,7 @@ type releaseModel struct {
 	ChartVersion          types.String `tfsdk:"chart_version"`
 	AppVersion            types.String `tfsdk:"app_version"`
 	ChartDigest           types.String `tfsdk:"chart_digest"`
+	URLs                  types.List   `tfsdk:"urls"`
 
 	// redactor is the redactor of the release's latest rendering (see redactorFor), shared by
 	// copies of the model and by the release's log.
@@ -343,6 +344,7 @@ func (r *releaseResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 				MarkdownDescription: "`sha256:<hex>` of the chart package (remote charts and `.tgz` files) or of the chart's files (directories). " +
 					"A chart republished under the same version changes it.",
 			},
+			"urls": urlsAttribute(),
 		},
 	}
 }

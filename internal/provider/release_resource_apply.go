@@ -35,6 +35,7 @@ func (r *releaseResource) Create(ctx context.Context, req resource.CreateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	plan.URLs = urlsOf(plan.Manifests)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -48,6 +49,7 @@ func (r *releaseResource) Update(ctx context.Context, req resource.UpdateRequest
 	if !needsUpgrade(&plan, &state) {
 		// Only settings changed; what runs in the cluster stays as it is.
 		plan.Revision, plan.Status = state.Revision, state.Status
+		plan.URLs = urlsOf(plan.Manifests)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		return
 	}
@@ -55,6 +57,7 @@ func (r *releaseResource) Update(ctx context.Context, req resource.UpdateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	plan.URLs = urlsOf(plan.Manifests)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 

@@ -277,6 +277,7 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 					"every input is known. To see them in the plan, make these inputs known at plan time (for example, avoid values computed "+
 					"by resources that do not exist yet).", plan.releaseID(), strings.Join(unknown, ", "), pluralVerb(len(unknown))))
 		}
+		plan.URLs = urlsOf(plan.Manifests)
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
@@ -303,6 +304,7 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	plan.ChartDigest = types.StringValue(first.Loaded.Digest)
 	if planned.Unchanged {
 		plan.Manifests, plan.Revision, plan.Status = state.Manifests, state.Revision, state.Status
+		plan.URLs = urlsOf(plan.Manifests)
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
@@ -320,6 +322,7 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	} else {
 		plan.Revision, plan.Status = state.Revision, state.Status
 	}
+	plan.URLs = urlsOf(plan.Manifests)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 

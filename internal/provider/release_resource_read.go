@@ -79,6 +79,7 @@ func (r *releaseResource) Read(ctx context.Context, req resource.ReadRequest, re
 		return
 	}
 	state.Manifests = manifests
+	state.URLs = urlsOf(state.Manifests)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
