@@ -9,6 +9,7 @@ HELM4_VERSION="${HELM4_VERSION:-v4.3.1}"
 GORELEASER_VERSION="${GORELEASER_VERSION:-v2.15.1}"
 GOLANGCI_LINT_VERSION="${GOLANGCI_LINT_VERSION:-v2.15.0}"
 TFPLUGINDOCS_VERSION="${TFPLUGINDOCS_VERSION:-v0.24.0}"
+GITLAB_CI_LOCAL_VERSION="${GITLAB_CI_LOCAL_VERSION:-4.65.1}"
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # Built tools live in BIN_DIR, one folder per tool and version, so a version bump never reuses a stale binary.

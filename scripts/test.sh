@@ -31,6 +31,12 @@ TF_ACC_TERRAFORM_PATH="${TF_ACC_TERRAFORM_PATH:-${GITLABK8S_TERRAFORM:-$GITLABK8
 export TF_ACC_TERRAFORM_PATH
 log "acceptance tests use $TF_ACC_TERRAFORM_PATH"
 
+# gitlab-ci-local, the local runner of GitLab pipelines the end-to-end tests run the example
+# pipelines with (npm; cached in $GITLABK8S_BIN_DIR after the first install).
+GITLABK8S_GITLAB_CI_LOCAL="$("$scripts/install-gitlab-ci-local.sh")"
+export GITLABK8S_GITLAB_CI_LOCAL
+log "pipelines run with $GITLABK8S_GITLAB_CI_LOCAL"
+
 # The helm CLI, for the tests that prove a release is an ordinary Helm release (helm list,
 # history, rollback work on it). Cached in $GITLABK8S_BIN_DIR after the first build.
 # Both majors: a release this provider manages is also read and changed by helm 3 and helm 4.

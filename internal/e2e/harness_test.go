@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,15 +45,18 @@ type harness struct {
 	gate     *writeGate
 	apiURL   string
 	jobToken string
-	// deleteToken is the project access token with the Maintainer role the
-	// stop job deletes states with (TF_STATE_DELETE_TOKEN).
+	// deleteToken is the project access token with the Maintainer role that
+	// deletes states: the janitor's protected TF_STATE_JANITOR_TOKEN, or the
+	// stop job's opt-in TF_STATE_DELETE_TOKEN.
 	deleteToken string
 	// noteToken is the project access token with the Reporter role the plan job posts its
 	// report with (MR_NOTE_TOKEN).
 	noteToken string
 	cliConfig string
-	workDir   string
-	server    *httptest.Server
+	// gitlabCILocal runs the pipelines.
+	gitlabCILocal string
+	workDir       string
+	server        *httptest.Server
 
 	tofuOnce sync.Once
 	tofu     CLI
@@ -85,6 +89,7 @@ func setup(t *testing.T) *harness {
 	if harnessErr != nil {
 		t.Fatal(harnessErr)
 	}
+	t.Logf("toolchain: gitlab-ci-local=%s", shared.gitlabCILocal)
 	return shared
 }
 
@@ -117,6 +122,10 @@ func newHarness() (*harness, error) {
 	if err != nil {
 		return nil, err
 	}
+	gcl, err := FindGitLabCILocal(ctx, root)
+	if err != nil {
+		return nil, err
+	}
 	token, deleteToken, noteToken := randomHex(16), "glpat-"+randomHex(16), "glpat-"+randomHex(16)
 	state := gitlabstate.New(gitlabstate.Config{
 		ProjectID:   projectID,
@@ -131,18 +140,19 @@ func newHarness() (*harness, error) {
 	gate := &writeGate{}
 	server := httptest.NewServer(gate.wrap(state))
 	return &harness{
-		repoRoot:    root,
-		cluster:     cluster,
-		kube:        kube,
-		state:       state,
-		gate:        gate,
-		apiURL:      server.URL + "/api/v4",
-		jobToken:    token,
-		deleteToken: deleteToken,
-		noteToken:   noteToken,
-		cliConfig:   cliConfig,
-		workDir:     workDir,
-		server:      server,
+		repoRoot:      root,
+		cluster:       cluster,
+		kube:          kube,
+		state:         state,
+		gate:          gate,
+		apiURL:        server.URL + "/api/v4",
+		jobToken:      token,
+		deleteToken:   deleteToken,
+		noteToken:     noteToken,
+		cliConfig:     cliConfig,
+		gitlabCILocal: gcl,
+		workDir:       workDir,
+		server:        server,
 	}, nil
 }
 
@@ -193,10 +203,6 @@ type reviewApp struct {
 
 func newReviewApp(t *testing.T, h *harness, cli CLI, scenario string) *reviewApp {
 	t.Helper()
-	cfg, err := LoadCIConfig(filepath.Join(exampleDir(t), ".gitlab-ci.yml"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	app := &reviewApp{
 		t:      t,
 		h:      h,
@@ -212,18 +218,17 @@ func newReviewApp(t *testing.T, h *harness, cli CLI, scenario string) *reviewApp
 	}
 	home := t.TempDir()
 	app.runner = &Runner{
-		Config: cfg,
+		Command: h.gitlabCILocal,
 		Project: Project{
 			ID: projectID, Path: projectPath, ServerURL: "https://gitlab.example.com",
 			APIURL: h.apiURL, JobToken: h.jobToken, DefaultBranch: "main", UserLogin: gitlabUser,
 		},
 		// What a project sets in Settings > CI/CD > Variables.
 		Variables: map[string]string{
-			"TF_BIN":                cli.Path,
-			"TF_VAR_kube_context":   h.cluster.AdminContext,
-			"TF_VAR_api_key":        app.canary,
-			"TF_STATE_DELETE_TOKEN": h.deleteToken,
-			"MR_NOTE_TOKEN":         h.noteToken,
+			"TF_BIN":              cli.Path,
+			"TF_VAR_kube_context": h.cluster.AdminContext,
+			"TF_VAR_api_key":      app.canary,
+			"MR_NOTE_TOKEN":       h.noteToken,
 		},
 		// The tokens are masked as GitLab masks them. The canary is deliberately not: the
 		// provider must keep it out of logs by itself.
@@ -240,6 +245,12 @@ func newReviewApp(t *testing.T, h *harness, cli CLI, scenario string) *reviewApp
 	}
 	t.Cleanup(app.cleanup)
 	return app
+}
+
+// deleteStateInStopJob opts in to the stop job deleting the emptied state
+// itself, with TF_STATE_DELETE_TOKEN.
+func (a *reviewApp) deleteStateInStopJob() {
+	a.runner.Variables["TF_STATE_DELETE_TOKEN"] = a.h.deleteToken
 }
 
 // reportNotes returns the notes of the branch's merge request.
@@ -291,9 +302,37 @@ func (a *reviewApp) deleteBranch() {
 	}
 }
 
-// pipeline starts a merge request pipeline for a commit.
+// pipeline prepares a merge request pipeline for a commit.
 func (a *reviewApp) pipeline(checkout string) *Pipeline {
-	return a.runner.NewPipeline(PipelineOptions{Source: "merge_request_event", Ref: a.branch, MergeRequestIID: a.mergeRequestIID, Checkout: checkout})
+	a.t.Helper()
+	p, err := a.runner.NewPipeline(PipelineOptions{Source: "merge_request_event", Ref: a.branch, MergeRequestIID: a.mergeRequestIID, Checkout: checkout})
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	return p
+}
+
+// runPipeline runs a pipeline as GitLab creates it and fails the test unless
+// it ran exactly the jobs named, all successfully.
+func (a *reviewApp) runPipeline(ctx context.Context, p *Pipeline, jobs ...string) *PipelineResult {
+	a.t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, time.Duration(len(jobs))*jobTimeout)
+	defer cancel()
+	res, err := p.RunPipeline(ctx)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	for _, job := range res.Jobs {
+		a.logJob(job)
+	}
+	slices.Sort(jobs)
+	if got := res.Names(); !slices.Equal(got, jobs) {
+		a.t.Fatalf("the pipeline ran %v, want %v:\n%s", got, jobs, res.Output)
+	}
+	if res.Err != nil {
+		a.t.Fatalf("the pipeline failed: %v\n%s", res.Err, res.Output)
+	}
+	return res
 }
 
 // jobTimeout bounds one job: on the local cluster a deploy takes seconds, and a stuck one
@@ -378,32 +417,49 @@ func (a *reviewApp) namespace() string {
 	return "review-" + projectID + "-" + a.mergeRequestIID
 }
 
-// stop runs the pipeline's stop_review job after the branch is deleted, and
-// checks that the namespace and the state are gone.
+// stop plays the pipeline's manual stop_review job after the branch is
+// deleted, and checks that the namespace and the state are gone.
 func (a *reviewApp) stop(ctx context.Context, p *Pipeline) *JobResult {
 	a.t.Helper()
 	a.deleteBranch()
+	if err := p.DeleteBranch(); err != nil {
+		a.t.Fatal(err)
+	}
 	res := a.mustRun(ctx, p, "stop_review")
-	if _, err := os.Stat(filepath.Join(res.Dir, ".gitlab-ci.yml")); !os.IsNotExist(err) {
-		a.t.Errorf("stop_review's folder holds .gitlab-ci.yml (err %v): it ran on a checkout, not on artifacts only", err)
+	// The checkout has a README.md, the deploy job's artifacts have not.
+	if _, err := os.Stat(filepath.Join(res.Dir, "README.md")); !os.IsNotExist(err) {
+		a.t.Errorf("stop_review's folder holds README.md (err %v): it ran on a checkout, not on artifacts only", err)
 	}
 	if err := a.namespaceGone(ctx, a.namespace()); err != nil {
 		a.t.Errorf("namespace %s still exists after stop_review: %v", a.namespace(), err)
 	}
-	if st, ok := a.h.state.State(a.stateName()); ok {
-		a.t.Errorf("state %s still exists after stop_review (%d versions, lock %+v)", a.stateName(), len(st.Versions), st.Lock)
+	if _, optIn := a.runner.Variables["TF_STATE_DELETE_TOKEN"]; optIn {
+		if st, ok := a.h.state.State(a.stateName()); ok {
+			a.t.Errorf("state %s still exists after stop_review (%d versions, lock %+v)", a.stateName(), len(st.Versions), st.Lock)
+		}
+		if !strings.Contains(res.Log, "Deleted the Terraform state "+a.stateName()) {
+			a.t.Errorf("stop_review's log does not say it deleted the state %s", a.stateName())
+		}
+		return res
 	}
-	if !strings.Contains(res.Log, "Deleted the Terraform state "+a.stateName()) {
-		a.t.Errorf("stop_review's log does not say it deleted the state %s", a.stateName())
+	// Without the opt-in the state stays, emptied and unlocked, for the janitor.
+	st, raw := a.storedState()
+	if managed := st.managed(); len(managed) != 0 || raw.Lock != nil {
+		a.t.Errorf("state %s after stop_review holds %v, lock %+v; want it empty and unlocked", a.stateName(), managed, raw.Lock)
+	}
+	if !strings.Contains(res.Log, "The empty state "+a.stateName()+" stays until the scheduled janitor deletes it.") {
+		a.t.Errorf("stop_review's log does not say the janitor deletes the state %s", a.stateName())
 	}
 	return res
 }
 
 // cleanup deletes the namespace when a failed test left it behind.
-func (a *reviewApp) cleanup() {
+func (a *reviewApp) cleanup() { a.deleteNamespace(a.namespace()) }
+
+// deleteNamespace deletes a namespace a failed test left behind.
+func (a *reviewApp) deleteNamespace(ns string) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	ns := a.namespace()
 	err := a.h.kube.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
 	switch {
 	case err == nil:

@@ -7,7 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -255,16 +255,12 @@ func janitorRunner(t *testing.T, h *harness, cli CLI, p *janitorProject) (*Runne
 	t.Helper()
 	dir := janitorDir(t)
 	kubeconfig, kubeContext := janitorIdentity(t, h)
-	cfg, err := LoadCIConfig(filepath.Join(dir, ".gitlab-ci.yml"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	checkout := t.TempDir()
 	if err := copyTree(dir, checkout); err != nil {
 		t.Fatal(err)
 	}
 	return &Runner{
-		Config: cfg,
+		Command: h.gitlabCILocal,
 		Project: Project{ID: p.id, Path: p.path, ServerURL: "https://gitlab.example.com",
 			APIURL: p.apiURL, JobToken: p.jobToken, DefaultBranch: "main"},
 		// A pipeline schedule's variables; the fresh namespaces of the test are old enough.
@@ -344,17 +340,36 @@ func TestPipeline_janitorSweepsExactlyTheLeftovers(t *testing.T) {
 
 func runSweep(ctx context.Context, t *testing.T, runner *Runner, checkout string) *JobResult {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(ctx, jobTimeout)
-	defer cancel()
-	res, err := runner.NewPipeline(PipelineOptions{Source: "schedule", Ref: "main", Checkout: checkout}).Run(ctx, "sweep_namespaces")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.Log = plainLog(res.Log)
-	t.Logf("---- job %s (%s, %s) ----\n%s", res.Name, res.Duration.Round(time.Second), errText(res.Err), res.Log)
+	res := runScheduled(ctx, t, runner, checkout, "sweep_namespaces")
 	if res.Err != nil {
 		t.Fatalf("sweep_namespaces failed: %v", res.Err)
 	}
+	return res
+}
+
+// runScheduled runs a scheduled pipeline of the default branch, which must run the one job named,
+// and returns that job's result, its log without colors.
+func runScheduled(ctx context.Context, t *testing.T, runner *Runner, checkout, job string) *JobResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, jobTimeout)
+	defer cancel()
+	p, err := runner.NewPipeline(PipelineOptions{Source: "schedule", Ref: runner.Project.DefaultBranch, Checkout: checkout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := p.RunPipeline(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := run.Names(); !slices.Equal(got, []string{job}) {
+		t.Fatalf("the scheduled pipeline ran %v, want [%s]:\n%s", got, job, run.Output)
+	}
+	res := run.Job(job)
+	if res.Err == nil {
+		res.Err = run.Err
+	}
+	res.Log = plainLog(res.Log)
+	t.Logf("---- job %s (%s, %s) ----\n%s", res.Name, res.Duration.Round(time.Second), errText(res.Err), res.Log)
 	return res
 }
 
@@ -373,8 +388,3 @@ func checkUntouched(t *testing.T, created, live *corev1.Namespace) {
 		}
 	}
 }
-
-// ansiEscape matches the CLI's color codes, which it writes without a terminal too.
-var ansiEscape = regexp.MustCompile(`\x1b\[[0-9;]*m`)
-
-func plainLog(log string) string { return ansiEscape.ReplaceAllString(log, "") }

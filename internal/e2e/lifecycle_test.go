@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/gitlab"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/gitlabstate"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 )
 
@@ -39,10 +40,12 @@ func TestPipeline_reviewAppLifecycle(t *testing.T) {
 		app := newReviewApp(t, h, cli, "life")
 		var logs []string
 
-		// First pipeline: everything is new.
+		// First pipeline: everything is new. The merge request pipeline runs what the workflow
+		// and the rules select: not the production jobs, and the stop job only when played.
 		first := app.pipeline(app.commit(valuesFile("Hello from the first commit", "")))
-		plan1 := app.mustRun(ctx, first, "plan")
-		logs = append(logs, plan1.Log)
+		run1 := app.runPipeline(ctx, first, "validate", "plan", "deploy_review")
+		plan1, deploy1 := run1.Job("plan"), run1.Job("deploy_review")
+		logs = append(logs, plan1.Log, deploy1.Log)
 		app.checkInstalledFromMirror(plan1)
 		checkReport(t, plan1, widgetReport{Create: 2})
 		created := app.planJSON(ctx, plan1)
@@ -69,8 +72,6 @@ func TestPipeline_reviewAppLifecycle(t *testing.T) {
 			t.Errorf("first plan: the merge request's notes are %+v, want one: the report gitlabk8s-plan.md, with app's 5 objects added (the Ingress too)", notes)
 		}
 
-		deploy1 := app.mustRun(ctx, first, "deploy_review")
-		logs = append(logs, deploy1.Log)
 		ns := app.output(ctx, deploy1, "namespace")
 		// The environment's URL, for GitLab's "View app": the Ingress of the review app's host.
 		url := app.output(ctx, deploy1, "url")
@@ -81,12 +82,8 @@ func TestPipeline_reviewAppLifecycle(t *testing.T) {
 			t.Errorf("release_status after the first deploy = %q, want deployed", got)
 		}
 		// GitLab's Kubernetes dashboard of the environment shows the namespace the provider made.
-		dashboard, err := first.EnvironmentKubernetes("deploy_review")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if dashboard.Namespace != ns || dashboard.Agent != h.cluster.AdminContext {
-			t.Errorf("deploy_review's environment:kubernetes = %+v, want agent %s and the provider's namespace %s", dashboard, h.cluster.AdminContext, ns)
+		if agent, dashboardNS := app.environmentKubernetes(ctx, first, "deploy_review"); dashboardNS != ns || agent != h.cluster.AdminContext {
+			t.Errorf("deploy_review's environment:kubernetes has agent %q and namespace %q, want agent %s and the provider's namespace %s", agent, dashboardNS, h.cluster.AdminContext, ns)
 		}
 		app.checkPage(ctx, ns, "Hello from the first commit")
 		// Helm's record of the revision names the pipeline's user and merge request.
@@ -101,8 +98,9 @@ func TestPipeline_reviewAppLifecycle(t *testing.T) {
 
 		// Second commit: one value, one line of one object.
 		second := app.pipeline(app.commit(valuesFile("Hello from the second commit", "")))
-		plan2 := app.mustRun(ctx, second, "plan")
-		logs = append(logs, plan2.Log)
+		run2 := app.runPipeline(ctx, second, "validate", "plan", "deploy_review")
+		plan2, deploy2 := run2.Job("plan"), run2.Job("deploy_review")
+		logs = append(logs, plan2.Log, deploy2.Log)
 		checkReport(t, plan2, widgetReport{Update: 1})
 		updated := app.planJSON(ctx, plan2)
 		changed := updated.changed()
@@ -141,9 +139,10 @@ func TestPipeline_reviewAppLifecycle(t *testing.T) {
 			t.Errorf("second plan's note shows an unchanged object or the sensitive api_key:\n%s", notes[0].Body)
 		}
 
-		deploy2 := app.mustRun(ctx, second, "deploy_review")
-		logs = append(logs, deploy2.Log)
 		app.checkPage(ctx, ns, "Hello from the second commit")
+
+		// The merge: the default branch's pipeline plans and deploys production, and no review job.
+		app.mergeToDefaultBranch(ctx, app.snapshots[len(app.snapshots)-1], "Hello from the second commit")
 
 		// The merge deletes the branch; GitLab runs the on_stop job, which cannot check out.
 		if ns != app.namespace() {
@@ -151,6 +150,21 @@ func TestPipeline_reviewAppLifecycle(t *testing.T) {
 		}
 		stop := app.stop(ctx, second)
 		logs = append(logs, stop.Log)
+
+		// GitLab marks the environment stopped; the scheduled janitor, on the default branch with
+		// its protected token, deletes the emptied state.
+		if _, err := h.state.PutEnvironment("review/"+refSlug(app.branch), "review-"+refSlug(app.branch), gitlabstate.EnvironmentStopped); err != nil {
+			t.Fatal(err)
+		}
+		janitor := runStateJanitor(t, app.runner.Project, h.deleteToken, map[string]string{"STATE_MIN_AGE_HOURS": "0"})
+		// Its outcome also reports other tests' states; this state's deletion is what counts here.
+		t.Logf("delete_stale_states: %s", errText(janitor.Err))
+		if _, ok := h.state.State(app.stateName()); ok {
+			t.Errorf("state %s still exists after the janitor ran", app.stateName())
+		}
+		if want := "Deleted the Terraform state " + app.stateName() + ":"; !strings.Contains(janitor.Log, want) {
+			t.Errorf("the janitor's log lacks %q", want)
+		}
 
 		for _, log := range logs {
 			if strings.Contains(log, app.canary) {
@@ -167,6 +181,8 @@ func TestPipeline_concurrentDeploysMeetTheLock(t *testing.T) {
 	h.forEachCLI(t, func(t *testing.T, cli CLI) {
 		ctx := testContext(t)
 		app := newReviewApp(t, h, cli, "lock")
+		// This one's stop job deletes the state itself, the documented opt-in.
+		app.deleteStateInStopJob()
 
 		first := app.pipeline(app.commit(valuesFile("one", "")))
 		app.mustRun(ctx, first, "plan")
@@ -255,6 +271,7 @@ func TestPipeline_killedDeployRecovers(t *testing.T) {
 	h.forEachCLI(t, func(t *testing.T, cli CLI) {
 		ctx := testContext(t)
 		app := newReviewApp(t, h, cli, "kill")
+		app.deleteStateInStopJob()
 
 		first := app.pipeline(app.commit(valuesFile("one", "")))
 		app.mustRun(ctx, first, "plan")
@@ -331,6 +348,56 @@ func TestPipeline_killedDeployRecovers(t *testing.T) {
 		}
 		app.stop(ctx, third)
 	})
+}
+
+// mergeToDefaultBranch runs the default branch's pipeline on the merged commit: it must run
+// validate, plan_production and deploy_production, and production must serve message. Production
+// is then destroyed, so the next run starts from an empty state.
+func (a *reviewApp) mergeToDefaultBranch(ctx context.Context, checkout, message string) {
+	a.t.Helper()
+	ns := "production-" + projectID
+	a.t.Cleanup(func() { a.deleteNamespace(ns) })
+	p, err := a.runner.NewPipeline(PipelineOptions{Source: "push", Ref: a.runner.Project.DefaultBranch, Checkout: checkout})
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	run := a.runPipeline(ctx, p, "validate", "plan_production", "deploy_production")
+	checkReport(a.t, run.Job("plan_production"), widgetReport{Create: 2})
+	deploy := run.Job("deploy_production")
+	if got := a.output(ctx, deploy, "namespace"); got != ns {
+		a.t.Errorf("production's namespace = %q, want %s", got, ns)
+	}
+	a.checkPage(ctx, ns, message)
+	if out, err := deploy.Exec(ctx, a.cli.Path, "destroy", "-input=false", "-auto-approve"); err != nil {
+		a.t.Fatalf("destroy production: %v\n%s", err, out)
+	}
+	if err := a.namespaceGone(ctx, ns); err != nil {
+		a.t.Errorf("namespace %s still exists after destroying production: %v", ns, err)
+	}
+}
+
+// environmentKubernetes returns the job's environment:kubernetes agent and
+// dashboard namespace as GitLab expands them for the environment's dashboard:
+// with the job's variables but, as GitLab documents, none of CI_ENVIRONMENT_*.
+func (a *reviewApp) environmentKubernetes(ctx context.Context, p *Pipeline, job string) (agent, namespace string) {
+	a.t.Helper()
+	resolved, _, err := p.Preview(job)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	env, _ := resolved["environment"].(map[string]any)
+	k, _ := env["kubernetes"].(map[string]any)
+	dashboard, _ := k["dashboard"].(map[string]any)
+	rawAgent, _ := k["agent"].(string)
+	rawNamespace, _ := dashboard["namespace"].(string)
+	if rawAgent == "" || rawNamespace == "" {
+		a.t.Fatalf("%s's environment:kubernetes lacks agent or dashboard:namespace: %v", job, k)
+	}
+	expanded, err := p.ExpandInJob(ctx, job, rawAgent, rawNamespace)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	return expanded[0], expanded[1]
 }
 
 // checkInstalledFromMirror checks that init installed the provider built from this checkout as

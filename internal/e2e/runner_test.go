@@ -11,6 +11,9 @@ import (
 )
 
 const runnerTestConfig = `
+workflow:
+  rules:
+    - if: $CI_PIPELINE_SOURCE == "merge_request_event"
 stages: [build, deploy]
 variables:
   GREETING: hello
@@ -32,67 +35,104 @@ build:
     - echo built > out.txt
     - mkdir -p dir && echo nested > dir/file.txt
   artifacts:
+    access: developer
     paths: [out.txt, "${CI_PROJECT_DIR}/dir/"]
     reports:
-      terraform: out.txt
+      terraform: ${CI_PROJECT_DIR}/out.txt
 deploy:
   extends: .base
   stage: deploy
-  variables:
-    GIT_STRATEGY: none
+  needs: [build]
   script:
-    - test ! -e source.txt
     - cat out.txt dir/file.txt
-    - echo "env $CI_ENVIRONMENT_NAME $CI_ENVIRONMENT_SLUG $CI_ENVIRONMENT_ACTION"
+    - echo "env $CI_ENVIRONMENT_NAME $CI_ENVIRONMENT_ACTION"
   environment:
     name: review/$CI_COMMIT_REF_SLUG
     action: stop
+  rules:
+    - if: $CI_PIPELINE_SOURCE == "merge_request_event"
+      when: manual
+production:
+  stage: deploy
+  script: [echo production]
+  rules:
+    - if: $CI_COMMIT_BRANCH == $CI_DEFAULT_BRANCH
+branch_pipelines_only:
+  stage: build
+  script: [echo branch]
+  rules:
+    - if: $CI_COMMIT_BRANCH
 fail:
   stage: build
   script:
     - echo first
     - "false"
     - echo never
+  rules:
+    - when: manual
 sleep:
   stage: build
   script:
     - sleep 300
+  rules:
+    - when: manual
 `
 
-func newTestRunner(t *testing.T) (*Runner, *Pipeline) {
+// gitlabCILocal is the gitlab-ci-local command, installed on first use.
+func gitlabCILocal(t *testing.T) string {
 	t.Helper()
-	cfg, err := ParseCIConfig([]byte(runnerTestConfig))
+	root, err := RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
+	gcl, err := FindGitLabCILocal(context.Background(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("toolchain: gitlab-ci-local=%s", gcl)
+	return gcl
+}
+
+func newTestRunner(t *testing.T) (*Runner, *Pipeline) {
+	t.Helper()
 	checkout := t.TempDir()
-	if err := os.WriteFile(filepath.Join(checkout, "source.txt"), []byte("source"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(checkout, ".gitlab-ci.yml"), []byte(runnerTestConfig), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	r := &Runner{
-		Config:    cfg,
-		Project:   Project{ID: "7", Path: "group/app", JobToken: "s3cret-token", APIURL: "http://gitlab.invalid/api/v4"},
+		Command:   gitlabCILocal(t),
+		Project:   Project{ID: "7", Path: "group/app", ServerURL: "https://gitlab.example.com", JobToken: "s3cret-token", APIURL: "http://gitlab.invalid/api/v4", DefaultBranch: "main"},
 		Variables: map[string]string{"KEEP": "project"},
 		Masked:    []string{"s3cret-token"},
-		Env:       map[string]string{"PATH": os.Getenv("PATH")},
-		WorkDir:   t.TempDir(),
+		Env: map[string]string{"PATH": os.Getenv("PATH"), "HOME": t.TempDir(),
+			// gitlab-ci-local reads GCL_* as its options: this one would run build again before deploy.
+			"GCL_NEEDS": "true"},
+		WorkDir: t.TempDir(),
 	}
-	return r, r.NewPipeline(PipelineOptions{Source: "merge_request_event", Ref: "Feature/X_1", MergeRequestIID: "3", Checkout: checkout})
+	p, err := r.NewPipeline(PipelineOptions{Source: "merge_request_event", Ref: "Feature/X_1", MergeRequestIID: "3", Checkout: checkout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, p
 }
 
+// The pipeline runs what its rules select (not the production job, not the branch pipelines'
+// one, not the manual ones), with GitLab's variable precedence, and a manual job played later gets its needs'
+// artifacts; masked values never reach a log.
 func TestPipeline_artifactsVariablesAndMasking(t *testing.T) {
 	_, p := newTestRunner(t)
 	ctx := context.Background()
 
-	build, err := p.Run(ctx, "build")
+	run, err := p.RunPipeline(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if build.Err != nil {
-		t.Fatalf("build failed: %v\n%s", build.Err, build.Log)
+	if got := run.Names(); !slices.Equal(got, []string{"build"}) || run.Err != nil {
+		t.Fatalf("the merge request pipeline ran %v (%v), want [build]:\n%s", got, run.Err, run.Output)
 	}
+	build := run.Job("build")
 	for _, want := range []string{
-		"$ echo \"before $GREETING\"\nbefore hello\n",
+		"before hello\n",
 		// Job variables beat the template's and the global ones; project variables beat all;
 		// references expand with the final values.
 		"target feature-x-1-job keep project token [MASKED]\n",
@@ -101,14 +141,14 @@ func TestPipeline_artifactsVariablesAndMasking(t *testing.T) {
 			t.Errorf("build log lacks %q:\n%s", want, build.Log)
 		}
 	}
-	if strings.Contains(build.Log, "s3cret-token") {
+	if strings.Contains(build.Log+run.Output, "s3cret-token") {
 		t.Errorf("build log shows the job token:\n%s", build.Log)
 	}
-	if build.Report == "" || filepath.Base(build.Report) != "out.txt" {
-		t.Errorf("terraform report = %q, want the out.txt artifact", build.Report)
+	if build.Report != filepath.Join(build.Dir, "out.txt") {
+		t.Errorf("terraform report = %q, want the out.txt in %s", build.Report, build.Dir)
 	}
 
-	// A command after the job sees the job's environment, and only its own output.
+	// A command after the job sees the job's variables, and only its own output.
 	if out, err := build.Exec(ctx, "sh", "-c", "echo exec $STATE"); err != nil || out != "exec job\n" {
 		t.Errorf("Exec after build = %q, %v; want only \"exec job\"", out, err)
 	}
@@ -120,8 +160,8 @@ func TestPipeline_artifactsVariablesAndMasking(t *testing.T) {
 	if deploy.Err != nil {
 		t.Fatalf("deploy failed: %v\n%s", deploy.Err, deploy.Log)
 	}
-	// The earlier stage's artifacts, no checkout, and the environment's variables.
-	for _, want := range []string{"built\nnested\n", "\nenv review/feature-x-1 review-feature-x-", " stop\n"} {
+	// The needed job's artifacts, and the environment's variables.
+	for _, want := range []string{"built\nnested\n", "\nenv review/feature-x-1 stop\n"} {
 		if !strings.Contains(deploy.Log, want) {
 			t.Errorf("deploy log lacks %q:\n%s", want, deploy.Log)
 		}
@@ -148,6 +188,10 @@ func TestPipeline_killEndsTheProcessGroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The job's shell is started once gitlab-ci-local has prepared its folder.
+	if err := pollUntil(context.Background(), func(context.Context) (bool, error) { return strings.Contains(job.Log(), "$ sleep 300"), nil }); err != nil {
+		t.Fatalf("the job never started its script:\n%s", job.Log())
+	}
 	if err := job.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -158,16 +202,6 @@ func TestPipeline_killEndsTheProcessGroup(t *testing.T) {
 	}
 	if res := job.Wait(); res.Err == nil || !strings.Contains(res.Err.Error(), "killed") {
 		t.Errorf("killed job's error = %v, want a kill", res.Err)
-	}
-}
-
-func TestCIConfig_extendsCycleIsAnError(t *testing.T) {
-	cfg, err := ParseCIConfig([]byte("a:\n  extends: b\n  script: [x]\nb:\n  extends: a\n  script: [x]\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cfg.Job("a"); err == nil || !strings.Contains(err.Error(), "loop") {
-		t.Errorf("Job(a) error = %v, want an extends loop", err)
 	}
 }
 
@@ -185,55 +219,115 @@ func TestRefSlug(t *testing.T) {
 }
 
 // The shipped example is the pipeline the end-to-end test runs; these are the properties the
-// lifecycle depends on, checked without a cluster.
+// lifecycle depends on, checked on the configuration gitlab-ci-local resolves, without a cluster.
 func TestExamplePipeline_shape(t *testing.T) {
-	cfg, err := LoadCIConfig(filepath.Join(exampleDir(t), ".gitlab-ci.yml"))
+	r, _ := newTestRunner(t)
+	p, err := r.NewPipeline(PipelineOptions{Source: "merge_request_event", Ref: "feature", MergeRequestIID: "3", Checkout: exampleDir(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	job := func(name string) *Job {
+	job := func(name string) map[string]any {
 		t.Helper()
-		j, err := cfg.Job(name)
+		j, _, err := p.Preview(name)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return j
 	}
 	plan, deploy, stop := job("plan"), job("deploy_review"), job("stop_review")
+	get := func(m map[string]any, path ...string) any {
+		var v any = m
+		for _, k := range path {
+			v = v.(map[string]any)[k]
+		}
+		return v
+	}
+	needs := func(j map[string]any) []string {
+		var out []string
+		for _, n := range j["needs"].([]any) {
+			out = append(out, n.(map[string]any)["job"].(string))
+		}
+		return out
+	}
+	paths := func(j map[string]any) []string {
+		var out []string
+		for _, p := range get(j, "artifacts", "paths").([]any) {
+			out = append(out, p.(string))
+		}
+		return out
+	}
 
-	if plan.TerraformReport == "" || !slices.ContainsFunc(plan.ArtifactPaths, func(p string) bool { return strings.HasSuffix(p, "plan.cache") }) {
-		t.Errorf("plan keeps %v and reports %q, want plan.cache and a terraform report", plan.ArtifactPaths, plan.TerraformReport)
+	if report, _ := get(plan, "artifacts", "reports", "terraform").(string); report == "" || !slices.ContainsFunc(paths(plan), func(p string) bool { return strings.HasSuffix(p, "plan.cache") }) {
+		t.Errorf("plan keeps %v and reports %q, want plan.cache and a terraform report", paths(plan), report)
 	}
-	if deploy.Environment.OnStop != "stop_review" || deploy.Environment.AutoStopIn == "" {
-		t.Errorf("deploy_review environment = %+v, want on_stop stop_review and auto_stop_in", deploy.Environment)
+	for _, j := range []map[string]any{plan, deploy} {
+		if access := get(j, "artifacts", "access"); access != "developer" {
+			t.Errorf("artifacts:access = %v, want developer: the artifacts hold the plan", access)
+		}
 	}
-	if !slices.Contains(deploy.Needs, "plan") {
-		t.Errorf("deploy_review needs %v, want plan (it applies the saved plan)", deploy.Needs)
+	if get(deploy, "environment", "on_stop") != "stop_review" || get(deploy, "environment", "auto_stop_in") == nil {
+		t.Errorf("deploy_review environment = %v, want on_stop stop_review and auto_stop_in", deploy["environment"])
+	}
+	if !slices.Contains(needs(deploy), "plan") {
+		t.Errorf("deploy_review needs %v, want plan (it applies the saved plan)", needs(deploy))
 	}
 	for _, want := range []string{"*.tf", ".terraform.lock.hcl"} {
-		if !slices.ContainsFunc(deploy.ArtifactPaths, func(p string) bool { return strings.HasSuffix(p, want) }) {
-			t.Errorf("deploy_review keeps %v, want %s for the stop job", deploy.ArtifactPaths, want)
+		if !slices.ContainsFunc(paths(deploy), func(p string) bool { return strings.HasSuffix(p, want) }) {
+			t.Errorf("deploy_review keeps %v, want %s for the stop job", paths(deploy), want)
 		}
 	}
-	if stop.Environment.Action != "stop" || stop.Environment.Name != deploy.Environment.Name {
-		t.Errorf("stop_review environment = %+v, want action stop on %q", stop.Environment, deploy.Environment.Name)
+	if get(stop, "environment", "action") != "stop" || get(stop, "environment", "name") != get(deploy, "environment", "name") {
+		t.Errorf("stop_review environment = %v, want action stop on %v", stop["environment"], get(deploy, "environment", "name"))
 	}
-	if stop.Variables["GIT_STRATEGY"] != "none" {
-		t.Errorf("stop_review GIT_STRATEGY = %q, want none: the branch may be gone", stop.Variables["GIT_STRATEGY"])
+	if get(stop, "variables", "GIT_STRATEGY") != "none" {
+		t.Errorf("stop_review GIT_STRATEGY = %v, want none: the branch may be gone", get(stop, "variables", "GIT_STRATEGY"))
 	}
-	if stop.Stage != deploy.Stage {
-		t.Errorf("stop_review is in stage %q, deploy_review in %q; GitLab runs on_stop jobs of the deploy's stage", stop.Stage, deploy.Stage)
+	if stop["stage"] != deploy["stage"] {
+		t.Errorf("stop_review is in stage %v, deploy_review in %v; GitLab runs on_stop jobs of the deploy's stage", stop["stage"], deploy["stage"])
 	}
-	if !slices.Equal(stop.Needs, []string{"deploy_review"}) {
-		t.Errorf("stop_review needs %v, want [deploy_review] for its artifacts", stop.Needs)
+	if !slices.Equal(needs(stop), []string{"deploy_review"}) {
+		t.Errorf("stop_review needs %v, want [deploy_review] for its artifacts", needs(stop))
 	}
-	for _, j := range []*Job{plan, deploy, stop} {
-		if j.Variables["TF_STATE_NAME"] != "review-${CI_COMMIT_REF_SLUG}" {
-			t.Errorf("%s TF_STATE_NAME = %q, want one state per review environment", j.Name, j.Variables["TF_STATE_NAME"])
+	for name, j := range map[string]map[string]any{"plan": plan, "deploy_review": deploy, "stop_review": stop} {
+		if get(j, "variables", "TF_STATE_NAME") != "review-${CI_COMMIT_REF_SLUG}" {
+			t.Errorf("%s TF_STATE_NAME = %v, want one state per review environment", name, get(j, "variables", "TF_STATE_NAME"))
 		}
 	}
-	if deploy.ResourceGroup == "" || stop.ResourceGroup != deploy.ResourceGroup {
-		t.Errorf("resource groups: deploy %q, stop %q; want the same one, serializing jobs on a state", deploy.ResourceGroup, stop.ResourceGroup)
+	if deploy["resource_group"] == nil || stop["resource_group"] != deploy["resource_group"] {
+		t.Errorf("resource groups: deploy %v, stop %v; want the same one, serializing jobs on a state", deploy["resource_group"], stop["resource_group"])
+	}
+}
+
+// The example's rules, as gitlab-ci-local evaluates them: a merge request pipeline holds the
+// review jobs, its stop job manual; the default branch's holds production's. No cluster needed.
+func TestExamplePipeline_jobsOfEachPipeline(t *testing.T) {
+	r, _ := newTestRunner(t)
+	for _, c := range []struct {
+		opts PipelineOptions
+		want []string
+	}{
+		{PipelineOptions{Source: "merge_request_event", Ref: "feature", MergeRequestIID: "3"}, []string{"deploy_review on_success", "plan on_success", "stop_review manual", "validate on_success"}},
+		{PipelineOptions{Source: "push", Ref: "main"}, []string{"deploy_production on_success", "plan_production on_success", "validate on_success"}},
+	} {
+		c.opts.Checkout = exampleDir(t)
+		p, err := r.NewPipeline(c.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs, err := p.List()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, j := range jobs {
+			if j.When != "never" {
+				got = append(got, j.Name+" "+j.When)
+			}
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("a %s pipeline on %s holds %v, want %v", c.opts.Source, c.opts.Ref, got, c.want)
+		}
 	}
 }
 

@@ -101,3 +101,20 @@ func runScript(cmd *exec.Cmd) (string, error) {
 	}
 	return last, nil
 }
+
+// FindGitLabCILocal returns $GITLABK8S_GITLAB_CI_LOCAL (scripts/test.sh
+// installs gitlab-ci-local and sets it), else the one
+// scripts/install-gitlab-ci-local.sh installs from npm the first time.
+func FindGitLabCILocal(ctx context.Context, repoRoot string) (string, error) {
+	if path := os.Getenv("GITLABK8S_GITLAB_CI_LOCAL"); path != "" {
+		if _, err := os.Stat(path); err != nil {
+			return "", fmt.Errorf("GITLABK8S_GITLAB_CI_LOCAL: %w", err)
+		}
+		return path, nil
+	}
+	out, err := runScript(exec.CommandContext(ctx, filepath.Join(repoRoot, "scripts", "install-gitlab-ci-local.sh")))
+	if err != nil {
+		return "", fmt.Errorf("install gitlab-ci-local: %w", err)
+	}
+	return out, nil
+}

@@ -28,6 +28,14 @@
 // [Server.PutEnvironment], and serves the notes of merge requests and the
 // token's user (notes.go), which a plan job posts its report with.
 //
+// And it answers the one GraphQL query GitLab offers to list a project's
+// states, POST /api/graphql with a query on project(fullPath:) {
+// terraformStates(first:, after:) } (graphql.go): each state's name,
+// updatedAt, lockedAt and lockedByUser, with cursor pagination. It reads the
+// query's variables fullPath, first and after, not its text; a query that does
+// not ask for terraformStates is answered with an error. As in GitLab,
+// GraphQL takes access tokens, not job tokens.
+//
 // Requests authenticate with HTTP basic auth: user `gitlab-ci-token` with a
 // CI job token, or any user name with a personal access token; or with the
 // REST API's token headers: PRIVATE-TOKEN or Authorization: Bearer with a

@@ -87,6 +87,8 @@ func (s State) Latest() []byte {
 type state struct {
 	versions [][]byte
 	lock     *LockInfo
+	// updated is when a version was last stored or the lock last taken.
+	updated time.Time
 }
 
 // Server serves the Terraform state API of one project. It is safe for
@@ -116,6 +118,7 @@ func New(cfg Config) *Server {
 	s.mux.HandleFunc("DELETE "+prefix+"/lock", s.unlock)
 	s.routeNotes()
 	s.routeEnvironments()
+	s.mux.HandleFunc("POST /api/graphql", s.graphql)
 	return s
 }
 
@@ -287,6 +290,7 @@ func (s *Server) postState(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st.versions = append(st.versions, data)
+	st.updated = s.cfg.Now().UTC()
 	w.WriteHeader(http.StatusOK)
 }
 
@@ -343,6 +347,7 @@ func (s *Server) lock(w http.ResponseWriter, r *http.Request) {
 			Created:   s.cfg.Now().UTC(),
 			Path:      req.Path,
 		}
+		st.updated = st.lock.Created
 	}
 	// GitLab answers with the request's Operation, Info, Version and Path but
 	// the held lock's ID, Who and Created: the ID is what Terraform reads.
@@ -399,7 +404,7 @@ func (s *Server) unlock(w http.ResponseWriter, r *http.Request) {
 func (s *Server) findOrCreate(name string) *state {
 	st, ok := s.states[name]
 	if !ok {
-		st = &state{}
+		st = &state{updated: s.cfg.Now().UTC()}
 		s.states[name] = st
 	}
 	return st
