@@ -100,7 +100,7 @@ func planRendering(b testing.TB, l *Loaded, v Values, o RenderOptions, objects i
 	if err != nil {
 		b.Fatal(err)
 	}
-	redacted, err := RedactStable(context.Background(), l, v, o, rendered, Redaction{Namespace: o.Namespace})
+	redacted, err := RedactStable(context.Background(), l, v, o, rendered, RedactionOptions{Namespace: o.Namespace})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -88,7 +88,7 @@ func templateFile(name, text string) *common.File {
 
 // renderRedacted renders l as a plan does: RenderStable without a prior rendering, then
 // RedactStable; a template error is redacted by RedactRenderError.
-func renderRedacted(ctx context.Context, l *Loaded, v Values, o RenderOptions, red Redaction) (*RedactedRendering, error) {
+func renderRedacted(ctx context.Context, l *Loaded, v Values, o RenderOptions, red RedactionOptions) (*RedactedRendering, error) {
 	values, err := MergeValues(v)
 	if err != nil {
 		return nil, err

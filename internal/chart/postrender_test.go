@@ -16,7 +16,7 @@ import (
 // rendering leaves out, is left out of the stream's too.
 func TestPostRenderedManifests_hooksAndObjectsApart(t *testing.T) {
 	l := loadFixture(t, "zoo-podinfo")
-	red := Redaction{Namespace: "review-x"}
+	red := RedactionOptions{Namespace: "review-x"}
 	out, err := renderRedacted(context.Background(), l, Values{}, RenderOptions{ReleaseName: "web", Namespace: "review-x"}, red)
 	if err != nil {
 		t.Fatal(err)

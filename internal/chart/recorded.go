@@ -98,7 +98,7 @@ func isLiteral(templates []*common.File) bool {
 // A value that decides what the chart renders (an "architecture: replication" that adds
 // objects), rather than only what it writes, cannot be replaced without changing the objects:
 // such values are found one by one and taken as they are, the others still for sensitive.
-func RedactRecorded(ctx context.Context, l *Loaded, config map[string]any, o RenderOptions, prior []Document, red Redaction) (*RedactedRendering, error) {
+func RedactRecorded(ctx context.Context, l *Loaded, config map[string]any, o RenderOptions, prior []Document, red RedactionOptions) (*RedactedRendering, error) {
 	out, err := redactRecorded(ctx, l, nil, config, o, prior, red)
 	if !errors.Is(err, ErrRedaction) {
 		return out, err
@@ -112,7 +112,7 @@ func RedactRecorded(ctx context.Context, l *Loaded, config map[string]any, o Ren
 
 // redactRecorded is RedactRecorded with the values split into those taken as they are
 // (plain) and those taken for sensitive inputs.
-func redactRecorded(ctx context.Context, l *Loaded, plain, sensitive map[string]any, o RenderOptions, prior []Document, red Redaction) (*RedactedRendering, error) {
+func redactRecorded(ctx context.Context, l *Loaded, plain, sensitive map[string]any, o RenderOptions, prior []Document, red RedactionOptions) (*RedactedRendering, error) {
 	var v Values
 	for docs, values := range map[*[]string]map[string]any{&v.Documents: plain, &v.SensitiveDocuments: sensitive} {
 		if len(values) == 0 {

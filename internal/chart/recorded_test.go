@@ -29,7 +29,7 @@ func TestRedactRecorded_hidesWhatAnyGivenValueDerives(t *testing.T) {
 	if _, ok := Unfreeze(l.Chart); !ok {
 		t.Error("Unfreeze says a chart installed as it is (by helm) has no templates")
 	}
-	out, err := RedactRecorded(context.Background(), &Loaded{Chart: ch}, config, o, nil, Redaction{Namespace: "review-x", Key: []byte("k")})
+	out, err := RedactRecorded(context.Background(), &Loaded{Chart: ch}, config, o, nil, RedactionOptions{Namespace: "review-x", Key: []byte("k")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ data:
 	})
 	config := map[string]any{"architecture": "replication", "replicas": float64(3), "auth": map[string]any{"password": strongPassword}}
 	o := RenderOptions{ReleaseName: "db", Namespace: "review-x"}
-	out, err := RedactRecorded(context.Background(), l, config, o, nil, Redaction{Namespace: "review-x", Key: []byte("k")})
+	out, err := RedactRecorded(context.Background(), l, config, o, nil, RedactionOptions{Namespace: "review-x", Key: []byte("k")})
 	if err != nil {
 		t.Fatal(err)
 	}

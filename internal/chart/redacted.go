@@ -9,8 +9,8 @@ import (
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 )
 
-// Redaction says how RedactStable hides what a rendering derives from sensitive values.
-type Redaction struct {
+// RedactionOptions says how RedactStable hides what a rendering derives from sensitive values.
+type RedactionOptions struct {
 	// Namespace is the release's namespace, for the manifests' keys.
 	Namespace string
 	// Sensitive are further values to hide that are not chart values (a repository password).
@@ -53,7 +53,7 @@ var ErrRedaction = errors.New("cannot tell what the chart derives from its sensi
 // be a secret. Markers are HMACs keyed with red.Key, or "(sensitive value)" alone without a
 // key (see manifest.NewKeyedRedactor).
 // A template error is redacted by RedactRenderError.
-func RedactStable(ctx context.Context, l *Loaded, v Values, o RenderOptions, rendered *Rendered, red Redaction) (*RedactedRendering, error) {
+func RedactStable(ctx context.Context, l *Loaded, v Values, o RenderOptions, rendered *Rendered, red RedactionOptions) (*RedactedRendering, error) {
 	values, err := MergeValues(v)
 	if err != nil {
 		return nil, err
@@ -150,7 +150,7 @@ func (e *ManifestsError) Error() string { return e.Err.Error() }
 func (e *ManifestsError) Unwrap() error { return e.Err }
 
 // manifests returns the redacted manifests of r.
-func (out *RedactedRendering) manifests(r *Rendered, red Redaction) (map[string]string, error) {
+func (out *RedactedRendering) manifests(r *Rendered, red RedactionOptions) (map[string]string, error) {
 	manifests, err := RedactedManifests(r, red.Namespace, out.Redactor, red.IsNamespaced)
 	if err != nil {
 		return nil, &ManifestsError{Err: err}
@@ -160,7 +160,7 @@ func (out *RedactedRendering) manifests(r *Rendered, red Redaction) (map[string]
 
 // ObjectDigests returns a keyed digest of each unredacted object by its key in Manifests (see
 // manifest.Redactor.ObjectDigests).
-func (out *RedactedRendering) ObjectDigests(key []byte, red Redaction) (map[string]string, error) {
+func (out *RedactedRendering) ObjectDigests(key []byte, red RedactionOptions) (map[string]string, error) {
 	return out.Redactor.ObjectDigests(out.Rendered.allObjects(), red.Namespace, red.IsNamespaced, key)
 }
 
@@ -169,7 +169,7 @@ func (out *RedactedRendering) ObjectDigests(key []byte, red Redaction) (map[stri
 // objects, hooks and CRDs for those the stream does not hold, redacted as the rendering's
 // manifests are. Test hooks and hooks of events Helm skips, which the rendering leaves out,
 // are left out of the stream's.
-func (out *RedactedRendering) PostRenderedManifests(objs []manifest.Object, red Redaction) (map[string]string, error) {
+func (out *RedactedRendering) PostRenderedManifests(objs []manifest.Object, red RedactionOptions) (map[string]string, error) {
 	var objects, hooks []manifest.Object
 	for _, obj := range objs {
 		switch {

@@ -96,7 +96,7 @@ func FuzzRedactStable(f *testing.F) {
 func checkFuzzChain(t *testing.T, value string, chain []string) {
 	l := fuzzChart(chain)
 	o := RenderOptions{ReleaseName: "web", Namespace: "review-x"}
-	red := Redaction{Namespace: "review-x", Key: []byte("fuzz")}
+	red := RedactionOptions{Namespace: "review-x", Key: []byte("fuzz")}
 	out, err := renderRedacted(context.Background(), l, Values{SetSensitive: map[string]string{"secret": value}}, o, red)
 	if err != nil {
 		if len(value) >= 4 && strings.Contains(err.Error(), value) {

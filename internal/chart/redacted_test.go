@@ -13,7 +13,7 @@ import (
 // strongPassword has the characters strong passwords have, which templates escape.
 const strongPassword = `Tr0ub&dor 3/c+rr%ct#h@rse:x`
 
-func renderForms(t *testing.T, v Values, red Redaction) (*RedactedRendering, error) {
+func renderForms(t *testing.T, v Values, red RedactionOptions) (*RedactedRendering, error) {
 	t.Helper()
 	l := loadFixture(t, "secret-forms")
 	red.Namespace = "review-x"
@@ -25,7 +25,7 @@ func formsValues(password string) Values {
 }
 
 func TestRedactStable_noFormOfASensitiveValueShows(t *testing.T) {
-	out, err := renderForms(t, formsValues(strongPassword), Redaction{Key: []byte("k")})
+	out, err := renderForms(t, formsValues(strongPassword), RedactionOptions{Key: []byte("k")})
 	if err != nil {
 		t.Fatalf("renderRedacted: %v", err)
 	}
@@ -51,7 +51,7 @@ func TestRedactStable_noFormOfASensitiveValueShows(t *testing.T) {
 
 func TestRedactStable_markersChangeWithTheValueAndTheKey(t *testing.T) {
 	render := func(password, key string) map[string]string {
-		out, err := renderForms(t, formsValues(password), Redaction{Key: []byte(key)})
+		out, err := renderForms(t, formsValues(password), RedactionOptions{Key: []byte(key)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -72,7 +72,7 @@ func TestRedactStable_markersChangeWithTheValueAndTheKey(t *testing.T) {
 	// A password a chart does not use changes nothing.
 	unused := formsValues(strongPassword)
 	unused.SetSensitive["unused"] = "never-written-1"
-	out, err := renderForms(t, unused, Redaction{Key: []byte("k1")})
+	out, err := renderForms(t, unused, RedactionOptions{Key: []byte("k1")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestRedactStable_markersChangeWithTheValueAndTheKey(t *testing.T) {
 func TestRedactStable_renderErrorsHideTheValue(t *testing.T) {
 	v := formsValues(strongPassword)
 	v.Set = map[string]string{"failRender": "true"}
-	_, err := renderForms(t, v, Redaction{Key: []byte("k")})
+	_, err := renderForms(t, v, RedactionOptions{Key: []byte("k")})
 	if err == nil {
 		t.Fatal("renderRedacted succeeded; the chart fails with failRender")
 	}
@@ -98,7 +98,7 @@ func TestRedactStable_renderErrorsHideTheValue(t *testing.T) {
 
 func TestRedactStable_sensitiveDocumentLeavesAreSensitive(t *testing.T) {
 	v := Values{SensitiveDocuments: []string{"db:\n  password: " + `"` + strongPassword + `"` + "\napiToken: api-token-1234\n"}}
-	out, err := renderForms(t, v, Redaction{Key: []byte("k")})
+	out, err := renderForms(t, v, RedactionOptions{Key: []byte("k")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ data:
   part{{ $i }}: {{ $part | quote }}
 {{- end }}
 `))
-	_, err := renderRedacted(context.Background(), l, formsValues(strongPassword), RenderOptions{ReleaseName: "web", Namespace: "review-x"}, Redaction{Namespace: "review-x"})
+	_, err := renderRedacted(context.Background(), l, formsValues(strongPassword), RenderOptions{ReleaseName: "web", Namespace: "review-x"}, RedactionOptions{Namespace: "review-x"})
 	// Round 1 turns & into a letter, so the number of parts changes: that round is dropped, and
 	// round 0 still redacts each part.
 	if err != nil {
@@ -130,7 +130,7 @@ kind: ConfigMap
 metadata:
   name: only-for-this-password
 {{ end }}`))
-	_, err = renderRedacted(context.Background(), l, formsValues(strongPassword), RenderOptions{ReleaseName: "web", Namespace: "review-x"}, Redaction{Namespace: "review-x"})
+	_, err = renderRedacted(context.Background(), l, formsValues(strongPassword), RenderOptions{ReleaseName: "web", Namespace: "review-x"}, RedactionOptions{Namespace: "review-x"})
 	var structure *manifest.StructureError
 	if !errors.Is(err, ErrRedaction) || !errors.As(err, &structure) {
 		t.Fatalf("err = %v, want an ErrRedaction with a StructureError: an object exists only for this password", err)
@@ -156,7 +156,7 @@ func TestRedactStable_markersAreKeyed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := RedactStable(context.Background(), l, v, o, rendered, Redaction{Namespace: "review-x", Key: key})
+		out, err := RedactStable(context.Background(), l, v, o, rendered, RedactionOptions{Namespace: "review-x", Key: key})
 		if err != nil {
 			t.Fatalf("RedactStable: %v", err)
 		}

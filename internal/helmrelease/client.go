@@ -12,7 +12,6 @@ import (
 	"helm.sh/helm/v4/pkg/chart/common"
 	helmkube "helm.sh/helm/v4/pkg/kube"
 	ri "helm.sh/helm/v4/pkg/release"
-	rcommon "helm.sh/helm/v4/pkg/release/common"
 	release "helm.sh/helm/v4/pkg/release/v1"
 	"helm.sh/helm/v4/pkg/storage"
 	"helm.sh/helm/v4/pkg/storage/driver"
@@ -175,31 +174,13 @@ func lastSuccessful(cfg *action.Configuration, name string, before int) (int, er
 	return newestSuccessful(history, before), nil
 }
 
-// Get returns the newest revision of the release, or ErrNotFound. A release whose newest
-// revision is uninstalled (kept history) counts as not found.
-func (c *Client) Get(ctx context.Context, namespace, name string) (*release.Release, error) {
-	cfg := c.configuration(ctx, namespace, nil)
-	last, err := lastRelease(cfg.Releases, name)
-	if err != nil {
-		return nil, err
-	}
-	if last == nil || last.Info == nil || last.Info.Status == rcommon.StatusUninstalled {
-		return nil, fmt.Errorf("release %s in namespace %s: %w", name, namespace, ErrNotFound)
-	}
-	return last, nil
-}
-
-// History returns every stored revision of the release, oldest first.
+// History returns every stored revision of the release, oldest first, none when it does not
+// exist: one read of Helm's storage.
 func (c *Client) History(ctx context.Context, namespace, name string) ([]*release.Release, error) {
-	cfg := c.configuration(ctx, namespace, nil)
-	stored, err := action.NewHistory(cfg).Run(name)
+	history, err := releaseHistory(c.configuration(ctx, namespace, nil).Releases, name)
 	if errors.Is(err, driver.ErrReleaseNotFound) {
 		return nil, nil
 	}
-	if err != nil {
-		return nil, fmt.Errorf("read history of release %s: %w", name, err)
-	}
-	history, err := asReleases(stored)
 	if err != nil {
 		return nil, fmt.Errorf("read history of release %s: %w", name, err)
 	}

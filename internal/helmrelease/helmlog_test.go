@@ -3,7 +3,6 @@ package helmrelease
 import (
 	"bytes"
 	"context"
-	"errors"
 	"log"
 	"log/slog"
 	"slices"
@@ -60,8 +59,8 @@ func TestConfiguration_helmLogsToTheClientsLog(t *testing.T) {
 	for part, logger := range loggers {
 		logger.Debug("probe from the " + part)
 	}
-	if _, err := c.Get(context.Background(), testNamespace, "app"); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("Get = %v, want ErrNotFound", err)
+	if history, err := c.History(context.Background(), testNamespace, "app"); err != nil || len(history) != 0 {
+		t.Fatalf("History = %v, %v, want none", history, err)
 	}
 	for part := range loggers {
 		if !lines.contain("probe from the " + part) {

@@ -1,8 +1,6 @@
 package helmrelease
 
 import (
-	"context"
-
 	rcommon "helm.sh/helm/v4/pkg/release/common"
 	release "helm.sh/helm/v4/pkg/release/v1"
 )
@@ -163,11 +161,7 @@ func revisionOf(rel *release.Release) Revision {
 	return rev
 }
 
-// Next reads the release's history and decides its next apply.
-func (c *Client) Next(ctx context.Context, namespace, name string) (Next, error) {
-	history, err := readHistory(c.configuration(ctx, namespace, nil), name)
-	if err != nil {
-		return Next{}, err
-	}
-	return Decide(history), nil
+// DecideFromHistory returns the next apply of a release whose stored revisions are history.
+func DecideFromHistory(history []*release.Release) Next {
+	return Decide(revisionsOf(history))
 }

@@ -12,14 +12,14 @@ import (
 // RedactionKeyLength is the length in bytes of a release's redaction key.
 const RedactionKeyLength = 32
 
-// Redaction is what a release keeps, out of every plan, to redact its next plans as it redacted
+// RedactionRecord is what a release keeps, out of every plan, to redact its next plans as it redacted
 // the last one: the key its markers are HMACs with, and a keyed digest of each object the last
 // apply applied (see [Redactor.ObjectDigests]), by manifest key.
 //
 // Conservative says that the manifests were written without knowing which inputs are
 // sensitive (an imported release), hiding whatever the chart derives from any of its values,
 // and Digests are of the objects Helm recorded: see [KeepConservative].
-type Redaction struct {
+type RedactionRecord struct {
 	Key          []byte            `json:"key"`
 	Digests      map[string]string `json:"digests,omitempty"`
 	Conservative bool              `json:"conservative,omitempty"`
@@ -34,24 +34,24 @@ func NewRedactionKey() ([]byte, error) {
 	return key, nil
 }
 
-// ParseRedaction decodes what [Redaction.Encode] wrote. Nothing (no data) is a Redaction
+// ParseRedactionRecord decodes what [RedactionRecord.Encode] wrote. Nothing (no data) is a RedactionRecord
 // without a key. A key of another length is refused, so a damaged entry is never used.
-func ParseRedaction(data []byte) (Redaction, error) {
-	var out Redaction
+func ParseRedactionRecord(data []byte) (RedactionRecord, error) {
+	var out RedactionRecord
 	if len(data) == 0 {
 		return out, nil
 	}
 	if err := json.Unmarshal(data, &out); err != nil {
-		return Redaction{}, fmt.Errorf("decode the redaction record: %w", err)
+		return RedactionRecord{}, fmt.Errorf("decode the redaction record: %w", err)
 	}
 	if len(out.Key) != RedactionKeyLength {
-		return Redaction{}, fmt.Errorf("decode the redaction record: the key has %d bytes, not %d", len(out.Key), RedactionKeyLength)
+		return RedactionRecord{}, fmt.Errorf("decode the redaction record: the key has %d bytes, not %d", len(out.Key), RedactionKeyLength)
 	}
 	return out, nil
 }
 
 // Encode returns r as JSON (the key in base64).
-func (r Redaction) Encode() ([]byte, error) {
+func (r RedactionRecord) Encode() ([]byte, error) {
 	return json.Marshal(r)
 }
 
@@ -112,7 +112,7 @@ func KeepUnchanged(shown, old, digests, recorded map[string]string) map[string]s
 	return out
 }
 
-// KeepConservative returns old, manifests written conservatively (see [Redaction]), when
+// KeepConservative returns old, manifests written conservatively (see [RedactionRecord]), when
 // shown, the manifests of a rendering, hold the same objects and each is unchanged: its digest
 // now (digests) is the one recorded and old is shown where old shows no marker
 // ([SameExceptMarkers]). Otherwise it returns shown whole, so the first change writes every

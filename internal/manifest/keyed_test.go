@@ -55,21 +55,21 @@ func TestKeyedMarkers_showChangesAndCannotBeTested(t *testing.T) {
 
 func TestRedaction_encodeAndParse(t *testing.T) {
 	key, _ := NewRedactionKey()
-	in := Redaction{Key: key, Digests: map[string]string{"Secret/creds": "ab12"}}
+	in := RedactionRecord{Key: key, Digests: map[string]string{"Secret/creds": "ab12"}}
 	data, err := in.Encode()
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := ParseRedaction(data)
+	out, err := ParseRedactionRecord(data)
 	if err != nil || !bytes.Equal(out.Key, key) || out.Digests["Secret/creds"] != "ab12" {
-		t.Fatalf("ParseRedaction(Encode()) = %+v, %v", out, err)
+		t.Fatalf("ParseRedactionRecord(Encode()) = %+v, %v", out, err)
 	}
-	if none, err := ParseRedaction(nil); err != nil || none.Key != nil {
-		t.Errorf("ParseRedaction(nil) = %+v, %v; want no key", none, err)
+	if none, err := ParseRedactionRecord(nil); err != nil || none.Key != nil {
+		t.Errorf("ParseRedactionRecord(nil) = %+v, %v; want no key", none, err)
 	}
 	for _, bad := range []string{`{"key":"c2hvcnQ="}`, `not json`} {
-		if _, err := ParseRedaction([]byte(bad)); err == nil {
-			t.Errorf("ParseRedaction(%s) accepted it", bad)
+		if _, err := ParseRedactionRecord([]byte(bad)); err == nil {
+			t.Errorf("ParseRedactionRecord(%s) accepted it", bad)
 		}
 	}
 }

@@ -47,7 +47,7 @@ var base64Encodings = []*base64.Encoding{
 // Redactor hides sensitive values in objects and text. The zero value and a
 // nil *Redactor hide only Secret data.
 //
-// Redaction happens in three ways:
+// RedactionRecord happens in three ways:
 //
 //   - Every value of a v1 Secret's data and stringData becomes
 //     "(sensitive value hmac:<12 hex>)", an HMAC-SHA256 of the decoded value

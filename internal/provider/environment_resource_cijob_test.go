@@ -91,7 +91,7 @@ resource "gitlabk8s_environment" "intruder" {
 }
 `, nameB, nsB)
 
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: map[string]func() (tfprotov6.ProviderServer, error){
 			TypeName:       testAccProtoV6ProviderFactories[TypeName],
 			secondProvider: providerserver.NewProtocol6WithError(New("test")()),

@@ -38,7 +38,7 @@ resource "gitlabk8s_environment" "test" {
 	}
 	ensureClusterRole(t, client, deleter)
 
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             func(*terraform.State) error { return namespaceGone(client, namespace) },
 		Steps: []resource.TestStep{
@@ -87,7 +87,7 @@ resource "gitlabk8s_environment" "test" {
 }
 `, name, namespace)
 
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             func(*terraform.State) error { return namespaceGone(client, namespace) },
 		Steps: []resource.TestStep{
@@ -181,7 +181,7 @@ resource "terraform_data" "quota" {
 			Config: s.config, PlanOnly: !strings.Contains(s.config, "terraform_data"), ExpectError: regexp.MustCompile(`(?s)` + pattern),
 		})
 	}
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps:                    testSteps,
 	})
@@ -194,7 +194,7 @@ func TestAccEnvironment_createFailureIsResumedByTheNextApply(t *testing.T) {
 	client, name, namespace := envTest(t, "resume")
 	config := func(context, quota string) string { return environmentAs(context, name, namespace, quota) }
 
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             func(*terraform.State) error { return namespaceGone(client, namespace) },
 		Steps: []resource.TestStep{
@@ -236,7 +236,7 @@ resource "gitlabk8s_environment" "test" {
 }
 `, name, namespace)
 
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy: func(*terraform.State) error {
 			ns := getNamespace(t, client, namespace)

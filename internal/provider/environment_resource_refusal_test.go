@@ -46,7 +46,7 @@ func TestAccEnvironment_admissionRefusalIsNotAnRBACRefusal(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the policy %s is not enforced: %v", policy, err)
 	}
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             func(*terraform.State) error { return namespaceGone(client, namespace) },
 		Steps: []resource.TestStep{{

@@ -165,7 +165,7 @@ func TestAccEnvironment_renameReplacesTheNamespace(t *testing.T) {
 	ctx := context.Background()
 	var oldUID string
 
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             e.bothGone(client),
 		Steps: []resource.TestStep{
@@ -237,7 +237,7 @@ func TestAccEnvironment_renameServiceAccountDeletesTheOldOne(t *testing.T) {
 	}
 	var namespaceUID string
 
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             func(*terraform.State) error { return namespaceGone(client, namespace) },
 		Steps: []resource.TestStep{
@@ -316,7 +316,7 @@ func TestAccEnvironment_renameWithoutDeleteRightKeepsEverything(t *testing.T) {
 		plancheck.ExpectKnownValue(envAddr, tfjsonpath.New("namespace"), knownvalue.StringExact(e.newNamespace)),
 	}
 
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             e.bothGone(client),
 		Steps: []resource.TestStep{
@@ -394,7 +394,7 @@ func TestAccEnvironment_updateRefusedByRBACKeepsTheState(t *testing.T) {
 	}
 	var namespaceUID string
 
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             func(*terraform.State) error { return namespaceGone(client, namespace) },
 		Steps: []resource.TestStep{
@@ -477,7 +477,7 @@ func TestAccEnvironment_halfAppliedRenameCanBeRevertedOrDestroyed(t *testing.T) 
 					Check:     func(*terraform.State) error { return namespaceGone(client, namespace) },
 				}
 			}
-			resource.Test(t, resource.TestCase{
+			testAccResourceTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 				CheckDestroy:             func(*terraform.State) error { return namespaceGone(client, namespace) },
 				Steps: []resource.TestStep{

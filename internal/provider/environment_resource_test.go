@@ -263,7 +263,7 @@ func TestAccEnvironment_driftIsShownAndRepaired(t *testing.T) {
 	client, name, namespace := envTest(t, "drift")
 	ctx := context.Background()
 
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             func(*terraform.State) error { return namespaceGone(client, namespace) },
 		Steps: []resource.TestStep{

@@ -153,7 +153,7 @@ func TestAccNamespaces_classifiesByMarkerNameAndGitLabState(t *testing.T) {
 		withoutGitLab[ns] = map[string]string{"gitlab_state": "unknown", "stale": "false"}
 	}
 
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -178,7 +178,7 @@ func TestAccNamespaces_gitLabErrorsSayWhatToDo(t *testing.T) {
 	project := namespacesTestProject(t)
 	_, apiURL := gitlabStandIn(t, project)
 	wrongProject := gitlab.Project{ID: "1", PathSlug: project.PathSlug}
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -217,7 +217,7 @@ func TestNamespaces_badAttributesFailValidation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
-			resource.UnitTest(t, resource.TestCase{
+			testUnitResourceTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 				Steps:                    []resource.TestStep{{Config: tt.config, PlanOnly: true, ExpectError: regexp.MustCompile(tt.want)}},
 			})

@@ -34,7 +34,7 @@ func TestAccProvider_kubeconfigEnvironmentVariable(t *testing.T) {
 	c := testAccCluster(t)
 	// A colon-separated list, merged the way kubectl merges it: the missing first file is skipped.
 	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "missing")+string(os.PathListSeparator)+c.Kubeconfig)
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:            `provider "gitlabk8s" {}` + clusterDataConfig,
@@ -46,7 +46,7 @@ func TestAccProvider_kubeconfigEnvironmentVariable(t *testing.T) {
 func TestAccProvider_configPathAndContext(t *testing.T) {
 	c := testAccCluster(t)
 	t.Setenv("KUBECONFIG", "")
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: fmt.Sprintf(`
@@ -63,7 +63,7 @@ provider "gitlabk8s" {
 func TestAccProvider_explicitHostTokenAndCA(t *testing.T) {
 	c := testAccCluster(t)
 	t.Setenv("KUBECONFIG", "")
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: fmt.Sprintf(`
@@ -88,7 +88,7 @@ func TestAccProvider_environmentVariableFallbacks(t *testing.T) {
 	t.Setenv("GITLABK8S_HOST", c.Host)
 	t.Setenv("GITLABK8S_TOKEN", c.AgentToken)
 	t.Setenv("GITLABK8S_CLUSTER_CA_CERTIFICATE", string(ca))
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:            `provider "gitlabk8s" {}` + clusterDataConfig,
@@ -100,7 +100,7 @@ func TestAccProvider_environmentVariableFallbacks(t *testing.T) {
 func TestAccProvider_missingKubeconfig(t *testing.T) {
 	testAccCluster(t)
 	missing := filepath.Join(t.TempDir(), "nope", "kubeconfig")
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:      fmt.Sprintf(`provider "gitlabk8s" { config_path = %q }`, missing) + clusterDataConfig,
@@ -111,7 +111,7 @@ func TestAccProvider_missingKubeconfig(t *testing.T) {
 
 func TestAccProvider_unknownContext(t *testing.T) {
 	testAccCluster(t)
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:      `provider "gitlabk8s" { config_context = "my-group/agent-config:review" }` + clusterDataConfig,
@@ -141,7 +141,7 @@ current-context: gone-cluster
 		t.Fatal(err)
 	}
 	t.Setenv("KUBECONFIG", dead+string(os.PathListSeparator)+c.Kubeconfig)
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:      `provider "gitlabk8s" {}` + clusterDataConfig,
@@ -161,7 +161,7 @@ func TestProvider_missingKubeconfigFailsOnlyWhatNeedsTheCluster(t *testing.T) {
 		t.Setenv(envPrefix+v, "")
 	}
 	config := offlineProvider("v1.30.4") + capsRelease("review-offline", writeCapabilitiesChart(t))
-	resource.UnitTest(t, resource.TestCase{
+	testUnitResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: config, PlanOnly: true, ExpectNonEmptyPlan: true},

@@ -3,7 +3,11 @@ package provider
 import (
 	"context"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -63,12 +67,26 @@ func testAccRequiredProviders(names ...string) string {
 
 var terraformBlock = regexp.MustCompile(`terraform\s*{`)
 
-// testAccResourceTest is resource.Test for test cases with import steps. terraform-plugin-testing
-// writes the Config of an import step as it is, without the terraform block it adds to the other
-// steps, so the CLI would look for the provider under the default "hashicorp" namespace and find
-// none; this adds the block to such steps.
+// testAccResourceTest is resource.Test, the one way this package's acceptance tests run a
+// test case (TestResourceTestsUseOneRunner), so that an import step always gets its
+// configuration right (withImportConfigs).
 func testAccResourceTest(t *testing.T, c resource.TestCase) {
 	t.Helper()
+	resource.Test(t, withImportConfigs(c))
+}
+
+// testUnitResourceTest is resource.UnitTest, for the test cases that need no cluster, with
+// import steps made as testAccResourceTest makes them.
+func testUnitResourceTest(t *testing.T, c resource.TestCase) {
+	t.Helper()
+	resource.UnitTest(t, withImportConfigs(c))
+}
+
+// withImportConfigs returns c with the terraform block added to the configurations of its
+// import steps: terraform-plugin-testing writes the Config of an import step as it is, without
+// the terraform block it adds to the other steps, so the CLI would look for the provider under
+// the default "hashicorp" namespace and find none.
+func withImportConfigs(c resource.TestCase) resource.TestCase {
 	names := make([]string, 0, len(c.ProtoV6ProviderFactories))
 	for name := range c.ProtoV6ProviderFactories {
 		names = append(names, name)
@@ -80,7 +98,7 @@ func testAccResourceTest(t *testing.T, c resource.TestCase) {
 			c.Steps[i].Config = testAccRequiredProviders(names...) + step.Config
 		}
 	}
-	resource.Test(t, c)
+	return c
 }
 
 var (
@@ -116,4 +134,53 @@ func testAccCluster(t *testing.T) *testcluster.Cluster {
 		t.Setenv(v, "")
 	}
 	return cluster
+}
+
+// Every test case of the package runs through testAccResourceTest or testUnitResourceTest,
+// so no import step can run through a runner that leaves its configuration without the
+// provider's source.
+func TestResourceTestsUseOneRunner(t *testing.T) {
+	if bypasses := directResourceTests(t, "."); len(bypasses) > 0 {
+		t.Errorf("test cases run with terraform-plugin-testing's runners directly; use testAccResourceTest or testUnitResourceTest:\n%s",
+			strings.Join(bypasses, "\n"))
+	}
+}
+
+// directResourceTests returns the places in the test files of dir that call resource.Test,
+// resource.UnitTest or resource.ParallelTest outside the two runners.
+func directResourceTests(t *testing.T, dir string) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runners := map[string]bool{"testAccResourceTest": true, "testUnitResourceTest": true}
+	var out []string
+	fset := token.NewFileSet()
+	for _, name := range files {
+		file, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, decl := range file.Decls {
+			if fn, ok := decl.(*ast.FuncDecl); ok && runners[fn.Name.Name] {
+				continue
+			}
+			ast.Inspect(decl, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				sel, ok := call.Fun.(*ast.SelectorExpr)
+				if !ok {
+					return true
+				}
+				if pkg, isIdent := sel.X.(*ast.Ident); isIdent && pkg.Name == "resource" && slices.Contains([]string{"Test", "UnitTest", "ParallelTest"}, sel.Sel.Name) {
+					out = append(out, fset.Position(call.Pos()).String())
+				}
+				return true
+			})
+		}
+	}
+	return out
 }

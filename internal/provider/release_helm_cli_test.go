@@ -89,7 +89,7 @@ func TestAccRelease_helmHotfixAndRollbackShowAsTheirDifference(t *testing.T) {
 			},
 			PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 		}
-		resource.Test(t, resource.TestCase{
+		testAccResourceTest(t, resource.TestCase{
 			ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 			Steps: []resource.TestStep{
 				{Config: config, Check: e.checkConfigMapData("web", "greeting", "hello")},
@@ -133,7 +133,7 @@ func TestAccRelease_helmCLIWorksOnTheRelease(t *testing.T) {
 	forEachHelmCLI(t, func(t *testing.T, e *releaseTestEnv, helm func(args ...string) string) {
 		v1 := e.webRelease(`  set = { "image.tag" = "1.25.0" }`)
 		v2 := e.webRelease(`  set = { "image.tag" = "1.26.0" }`)
-		resource.Test(t, resource.TestCase{
+		testAccResourceTest(t, resource.TestCase{
 			ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 			Steps: []resource.TestStep{
 				{Config: v1},

@@ -26,7 +26,7 @@ func TestAccRelease_manyObjectsWithSensitiveValues(t *testing.T) {
     secretValue = "many-objects-s3cret&value"
     unused      = "another-s3cret"
   }`)
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: config,

@@ -32,7 +32,7 @@ func (r *releaseResource) Create(ctx context.Context, req resource.CreateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.apply(ctx, &plan, nil, manifest.Redaction{}, generatedRecord{}, resp.Private, &resp.Diagnostics)
+	r.apply(ctx, &plan, nil, nil, resp.Private, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -54,7 +54,7 @@ func (r *releaseResource) Update(ctx context.Context, req resource.UpdateRequest
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		return
 	}
-	r.apply(ctx, &plan, &state, readRedaction(ctx, req.Private), readGenerated(ctx, req.Private), resp.Private, &resp.Diagnostics)
+	r.apply(ctx, &plan, &state, req.Private, resp.Private, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -64,50 +64,32 @@ func (r *releaseResource) Update(ctx context.Context, req resource.UpdateRequest
 
 // apply installs or upgrades the release to what plan shows, and records the revision,
 // status and the manifests the plan left unknown in plan, and in private what the next plan
-// takes generated values from and redacts with. state is nil when creating; rec is what the
-// release keeps for its redaction, the plan's markers' key among it; gen what its renderings
-// draw from, the seed drawn here when it has none. Helm is handed the chart frozen to the rendering checked
-// against the plan (chart.Freeze), so what it applies is that rendering, whatever the
-// templates draw at random or look up.
-func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, rec manifest.Redaction, gen generatedRecord, private privateSetter, diags *diag.Diagnostics) {
+// takes generated values from and redacts with. state is nil when creating, and so is
+// stored, the private state the release kept (its markers' key, its seed). Helm is handed the
+// chart frozen to the rendering checked against the plan (chart.Freeze), so what it applies is
+// that rendering, whatever the templates draw at random or look up.
+func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, stored privateGetter, private privateSetter, diags *diag.Diagnostics) {
 	id := plan.releaseID()
 	creating := state == nil
-	redactor := redactorFor(plan)
-	env := r.renderEnvironment(ctx, plan, true, diags)
+	env := r.renderEnvironment(ctx, plan, true, stored, diags)
 	if env == nil {
 		return
 	}
-	next, err := env.client.Next(ctx, plan.Namespace.ValueString(), plan.Name.ValueString())
+	applying, err := env.request.Apply(ctx, recordedOf(state))
+	plan.redactorCell().Store(env.request.Redactor)
 	if err != nil {
-		diags.AddError("Unable to Read Release", fmt.Sprintf("The history of release %s could not be read, so it was not applied.\n\n%s", id, redactor.String(err.Error())))
+		diags.Append(applyRefusedDiagnostic(plan, err))
 		return
 	}
-	if creating && next.State == helmrelease.StateDeployed {
-		diags.AddError("Release Already Exists", fmt.Sprintf(
-			"Helm release %s already exists (revision %d, %s) and is not managed by this configuration. Import it with "+
-				"`terraform import <address> %s`, or choose another name.", id, next.Last.Version, next.Last.Status, id))
-		return
-	}
+	next, rendered := applying.Next, applying.Rendering
 	target := next.Target
-
-	gen, ok := gen.withSeed(diags)
-	if !ok {
-		return
-	}
-	rendered := r.render(ctx, plan, env, target, rec.Key, gen, diags)
-	if rendered == nil {
-		return
-	}
-	// Helm's stream is compared with the rendering as it is; the plan, with what the plan showed.
-	streamPlanned := rendered.manifests
-	rendered.keepUnchanged(state, rec)
-	if err := checkPlanned(plan.Manifests, rendered.manifests); err != nil {
+	if err := checkPlanned(plan.Manifests, rendered.Manifests); err != nil {
 		diags.Append(planMismatchDiagnostic(id, err))
 		return
 	}
-	planned := rendered.manifests
-	frozen := chart.Freeze(rendered.loaded, rendered.rendered.Files)
-	caps, err := chart.Capabilities(rendered.options)
+	planned := rendered.Manifests
+	frozen := chart.Freeze(rendered.Loaded, rendered.Rendered.Files)
+	caps, err := chart.Capabilities(rendered.Options)
 	if err != nil {
 		diags.AddError("Unable to Apply Release", fmt.Sprintf("The capabilities of release %s could not be built.\n\n%v", id, err))
 		return
@@ -117,7 +99,7 @@ func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, 
 		Name:           plan.Name.ValueString(),
 		Namespace:      namespace,
 		Chart:          frozen.Chart,
-		Values:         rendered.values,
+		Values:         rendered.Values,
 		Capabilities:   caps,
 		Atomic:         plan.Atomic.ValueBool(),
 		Wait:           plan.Wait.ValueBool(),
@@ -128,11 +110,11 @@ func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, 
 		RecoverPending: plan.RecoverPending.ValueBool(),
 		LeaveToOthers:  leaveToOthers(plan.ignoreRules(ctx)),
 		PostRenderer: &helmrelease.PlanCheck{
-			Planned: streamPlanned,
+			Planned: applying.Stream,
 			// Helm streams the hooks and the other objects apart; what a stream does not
 			// hold, and the CRDs, come from the same rendering as the check above.
 			Manifests: func(objs []manifest.Object) (map[string]string, error) {
-				return rendered.redacted.PostRenderedManifests(objs, rendered.redaction)
+				return rendered.Redacted.PostRenderedManifests(objs, rendered.RedactionOptions)
 			},
 		},
 	}
@@ -164,8 +146,14 @@ func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, 
 		diags.Append(d...)
 		plan.Manifests = manifests
 	}
-	diags.Append(writeGenerated(ctx, private, gen.Seed, rendered.rendered)...)
-	diags.Append(recordApplied(ctx, private, rec, rendered)...)
+	gen, rec, err := env.request.Applied(applying)
+	diags.Append(writeGenerated(ctx, private, gen)...)
+	if err != nil {
+		diags.AddError("Unable to Record Release", fmt.Sprintf(
+			"Release %s was applied, but what the next plan compares it with could not be recorded.\n\n%v", id, err))
+		return
+	}
+	diags.Append(writeRedactionRecord(ctx, private, rec)...)
 	tflog.Info(ctx, "applied release "+id, map[string]any{"release": id, "revision": out.Release.Version})
 }
 

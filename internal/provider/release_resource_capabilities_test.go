@@ -54,7 +54,7 @@ func TestAccRelease_planWithoutClusterCredentials(t *testing.T) {
 	testAccCluster(t)
 	t.Setenv("KUBECONFIG", "")
 	chartDir := writeCapabilitiesChart(t)
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -95,7 +95,7 @@ func TestAccRelease_capabilitiesFromTheCluster(t *testing.T) {
 	// Another test may have installed the widgets CRD; what counts is what the cluster serves.
 	_, err = e.kube.Discovery().ServerResourcesForGroupVersion("test.gitlabk8s.io/v1")
 	servesWidgets := err == nil
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: capsRelease(e.namespace, chartDir),
@@ -124,7 +124,7 @@ resource "gitlabk8s_release" "web" {
   set       = { "image.tag" = terraform_data.tag.output }
 }
 `, e.namespace, chartserver.FixtureChart("web"))
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{

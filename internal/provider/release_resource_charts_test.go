@@ -140,7 +140,7 @@ func TestAccRelease_lookupIsAnsweredFromTheReleaseNamespace(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/kube"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/release"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/validate"
 )
 
@@ -21,7 +22,7 @@ import (
 // schemas are the cluster's own when it can be reached (plan_checks = "all"), else those the
 // provider ships. Then the objects that change are dry-run on the cluster
 // (release_resource_dryrun.go).
-func (r *releaseResource) checkRendering(ctx context.Context, m, state *releaseModel, env *renderEnv, rendered *rendering, diags *diag.Diagnostics) {
+func (r *releaseResource) checkRendering(ctx context.Context, m, state *releaseModel, env *renderEnv, rendered *release.Rendering, diags *diag.Diagnostics) {
 	level := m.PlanChecks.ValueString()
 	if level == planChecksNone {
 		return
@@ -81,10 +82,10 @@ func fieldsCheckedAgainst(target validate.Version, clusterSchemas bool) string {
 
 // checkedObjects pairs every rendered object (CRDs, objects, hooks) with its manifest key and
 // chart file.
-func checkedObjects(m *releaseModel, rendered *rendering) []validate.Object {
+func checkedObjects(m *releaseModel, rendered *release.Rendering) []validate.Object {
 	redactor := redactorFor(m)
 	namespace := m.Namespace.ValueString()
-	r := rendered.rendered
+	r := rendered.Rendered
 	objs := make([]validate.Object, 0, len(r.CRDs)+len(r.Objects)+len(r.Hooks))
 	add := func(items []manifest.Object, sources []string) {
 		for i, o := range items {

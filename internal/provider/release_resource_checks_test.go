@@ -32,7 +32,7 @@ func TestRelease_checksWithoutCluster(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
 	const ns = "review-checks"
 	newerThanShipped := fmt.Sprintf("v1.%d.0", validate.LibraryVersion().Minor+1)
-	resource.UnitTest(t, resource.TestCase{
+	testUnitResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{

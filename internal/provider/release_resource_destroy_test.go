@@ -80,7 +80,7 @@ func TestAccRelease_destroyCascade(t *testing.T) {
 		return nil
 	}
 
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{

@@ -6,12 +6,13 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	release "helm.sh/helm/v4/pkg/release/v1"
+	helmv1 "helm.sh/helm/v4/pkg/release/v1"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/drift"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/release"
 )
 
 // The release's diagnostics. Wording shared with the environment lives in diagnostics.go.
@@ -129,7 +130,7 @@ func applyDiagnostic(id string, creating bool, redactor *manifest.Redactor, err 
 	return diag.NewErrorDiagnostic(summary, fmt.Sprintf("Applying release %s failed. %s\n\n%s", id, what, redactor.String(err.Error())))
 }
 
-func pendingWarning(id string, rel *release.Release, recoverPending bool) diag.Diagnostic {
+func pendingWarning(id string, rel *helmv1.Release, recoverPending bool) diag.Diagnostic {
 	next := "The next apply recovers it (recover_pending): a pending install is uninstalled and installed again, a pending upgrade or " +
 		"rollback is marked failed and upgraded."
 	if !recoverPending {
@@ -137,4 +138,63 @@ func pendingWarning(id string, rel *release.Release, recoverPending bool) diag.D
 	}
 	return diag.NewWarningDiagnostic("Release Left Pending", fmt.Sprintf(
 		"Release %s is %s at revision %d: an operation was interrupted or is still running. %s", id, rel.Info.Status, rel.Version, next))
+}
+
+// applyRefusedDiagnostic explains why an apply did not start (release.Request.Apply): the
+// history could not be read, a release to create exists, or it could not be rendered.
+func applyRefusedDiagnostic(m *releaseModel, err error) diag.Diagnostic {
+	id := m.releaseID()
+	var history *release.HistoryError
+	var exists *release.ExistsError
+	switch {
+	case errors.As(err, &history):
+		return diag.NewErrorDiagnostic("Unable to Read Release", fmt.Sprintf(
+			"The history of release %s could not be read, so it was not applied.\n\n%s", id, redactorFor(m).String(history.Err.Error())))
+	case errors.As(err, &exists):
+		return diag.NewErrorDiagnostic("Release Already Exists", fmt.Sprintf(
+			"Helm release %s already exists (revision %d, %s) and is not managed by this configuration. Import it with "+
+				"`terraform import <address> %s`, or choose another name.", id, exists.Last.Version, exists.Last.Status, id))
+	case errors.As(err, new(*release.RenderError)):
+		return renderDiagnostic(m, err)
+	default:
+		return diag.NewErrorDiagnostic("Unable to Apply Release", fmt.Sprintf("Release %s was not applied.\n\n%s", id, redactorFor(m).String(err.Error())))
+	}
+}
+
+// renderDiagnostic explains why the release could not be rendered (release.RenderError), on
+// the attribute concerned.
+func renderDiagnostic(m *releaseModel, err error) diag.Diagnostic {
+	id, redact := m.releaseID(), redactorFor(m).String
+	var failed *release.RenderError
+	if !errors.As(err, &failed) {
+		return diag.NewAttributeErrorDiagnostic(path.Root("chart"), "Unable to Render Chart", fmt.Sprintf(
+			"Release %s could not be rendered.\n\n%s", id, redact(err.Error())))
+	}
+	at := path.Root("chart")
+	switch failed.Step {
+	case release.StepLoad:
+		if d, ok := repositoryConnectionDiagnostic(m, failed.Err, redact); ok {
+			return d
+		}
+		return diag.NewAttributeErrorDiagnostic(at, "Unable to Load Chart", fmt.Sprintf(
+			"The chart of release %s could not be loaded. Check chart, repository and version: a local path must exist, a remote "+
+				"chart must exist in the repository at a version that matches.\n\n%s", id, redact(failed.Err.Error())))
+	case release.StepValues:
+		return valuesDiagnostic(id, failed.Err, redact)
+	case release.StepRender:
+		return diag.NewAttributeErrorDiagnostic(at, "Unable to Render Chart", fmt.Sprintf(
+			"Helm could not render chart %s %s for release %s. The message names the template file and line; fix the template or the values it uses.\n\n%s",
+			failed.Chart, failed.Version, id, failed.Err.Error()))
+	case release.StepRedact:
+		return diag.NewAttributeErrorDiagnostic(at, "Unable to Redact Chart", fmt.Sprintf(
+			"Chart %s %s cannot be shown for release %s without risking a sensitive value: the provider renders it again with each "+
+				"sensitive value replaced by another of the same length and characters to find what derives from it, and that failed. "+
+				"Make the objects and their structure depend only on non-sensitive values (a template may put a sensitive value into a "+
+				"field, not decide with it which objects or list items exist).\n\n%s",
+			failed.Chart, failed.Version, id, redact(failed.Err.Error())))
+	default:
+		return diag.NewAttributeErrorDiagnostic(at, "Invalid Rendered Manifests", fmt.Sprintf(
+			"Chart %s %s rendered objects for release %s that cannot be applied. Fix the template that produces them.\n\n%s",
+			failed.Chart, failed.Version, id, redact(failed.Err.Error())))
+	}
 }

@@ -78,7 +78,7 @@ func (e *releaseTestEnv) checkDeployment(image string, replicas int32) resource.
 func TestAccRelease_driftIsShownAndRepaired(t *testing.T) {
 	e := testAccRelease(t)
 	config := e.webRelease(`  set = { "env.MODE" = "review" }`)
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: config},
@@ -141,7 +141,7 @@ func TestAccRelease_crashLoopFailsFastAndRollsBack(t *testing.T) {
   set     = { fail = "CrashLoopBackOff", "image.tag" = "1.26.0" }
 `)
 	var started time.Time
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: good},
@@ -173,7 +173,7 @@ func TestAccRelease_crashLoopFailsFastAndRollsBack(t *testing.T) {
 
 func TestAccRelease_failedInstallIsUninstalled(t *testing.T) {
 	e := testAccRelease(t)
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -227,7 +227,7 @@ func sameElements(a, b []string) bool {
 // instead of failing with "cannot re-use a name that is still in use".
 func TestAccRelease_failedInstallWithoutAtomicIsContinued(t *testing.T) {
 	e := testAccRelease(t)
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -254,7 +254,7 @@ func TestAccRelease_failedInstallWithoutAtomicIsContinued(t *testing.T) {
 func TestAccRelease_timeoutNamesWhatIsNotReady(t *testing.T) {
 	e := testAccRelease(t)
 	chartDir := writeStuckChart(t)
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: e.chartRelease("app", chartDir, `  timeout   = "5s"
@@ -335,7 +335,7 @@ func TestAccRelease_emptyAnnotationsNeverShowAsDrift(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -396,7 +396,7 @@ func TestAccRelease_ignoreDifferences(t *testing.T) {
   set = { "env.MODE" = "review" }
   ignore_differences = [{ kind = "Deployment", managers = ["image-controller"] }]
 `)
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{

@@ -20,6 +20,7 @@ import (
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/kube"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/refusal"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/release"
 )
 
 // dryRunConcurrency bounds the dry-run requests in flight for one release.
@@ -46,7 +47,7 @@ type dryRunOutcome struct {
 // run (nothing is written) and turns what it refuses into plan errors. Without a cluster
 // (cluster.clients nil), or without the right to ask, the plan goes on with one warning saying
 // what was not checked.
-func (r *releaseResource) dryRunChanges(ctx context.Context, m, state *releaseModel, env *renderEnv, rendered *rendering, cluster planCluster, diags *diag.Diagnostics) {
+func (r *releaseResource) dryRunChanges(ctx context.Context, m, state *releaseModel, env *renderEnv, rendered *release.Rendering, cluster planCluster, diags *diag.Diagnostics) {
 	changed := changedObjects(m, state, env, rendered)
 	if len(changed) == 0 {
 		return
@@ -120,17 +121,14 @@ func addWebhooksNotCalled(m *releaseModel, objectsByWebhook map[string][]string,
 
 // changedObjects returns the release's objects (hooks and CRDs aside: Helm recreates hooks
 // and never upgrades CRDs) whose manifests the plan changes, in the namespace they go to.
-func changedObjects(m, state *releaseModel, env *renderEnv, rendered *rendering) []changedObject {
+func changedObjects(m, state *releaseModel, env *renderEnv, rendered *release.Rendering) []changedObject {
 	redactor := redactorFor(m)
 	namespace := m.Namespace.ValueString()
-	var previous map[string]string
-	if state != nil {
-		previous, _ = plannedManifests(state.Manifests)
-	}
+	previous := previousManifests(state)
 	var out []changedObject
-	for i, obj := range rendered.rendered.Objects {
+	for i, obj := range rendered.Rendered.Objects {
 		key := redactor.Key(obj, namespace)
-		if text, ok := previous[key]; ok && text == rendered.manifests[key] {
+		if text, ok := previous[key]; ok && text == rendered.Manifests[key] {
 			continue
 		}
 		copied, _ := manifest.DeepCopy(obj).(map[string]any)
@@ -142,8 +140,8 @@ func changedObjects(m, state *releaseModel, env *renderEnv, rendered *rendering)
 			}
 		}
 		var source string
-		if i < len(rendered.rendered.ObjectSources) {
-			source = rendered.rendered.ObjectSources[i]
+		if i < len(rendered.Rendered.ObjectSources) {
+			source = rendered.Rendered.ObjectSources[i]
 		}
 		out = append(out, changedObject{key: key, source: source, object: copied})
 	}
@@ -152,9 +150,9 @@ func changedObjects(m, state *releaseModel, env *renderEnv, rendered *rendering)
 
 // kindsDefinedByRelease returns the "<group>/<Kind>" of every CustomResourceDefinition the
 // release installs, from the chart's crds/ directories or its templates.
-func kindsDefinedByRelease(rendered *rendering) map[string]bool {
+func kindsDefinedByRelease(rendered *release.Rendering) map[string]bool {
 	kinds := map[string]bool{}
-	for _, list := range [][]manifest.Object{rendered.rendered.CRDs, rendered.rendered.Objects} {
+	for _, list := range [][]manifest.Object{rendered.Rendered.CRDs, rendered.Rendered.Objects} {
 		for _, obj := range list {
 			if kind, _ := obj["kind"].(string); kind != "CustomResourceDefinition" {
 				continue
@@ -313,7 +311,7 @@ func addDryRunSkipped(m *releaseModel, fields, why string, diags *diag.Diagnosti
 // refuses only because fields cannot change once set, and waits until it is gone, so that
 // Helm's upgrade creates it again (force_replace). It reports false, with a diagnostic, when an
 // object could not be deleted; nothing else has been changed then.
-func (r *releaseResource) replaceImmutable(ctx context.Context, m *releaseModel, env *renderEnv, rendered *rendering, diags *diag.Diagnostics) bool {
+func (r *releaseResource) replaceImmutable(ctx context.Context, m *releaseModel, env *renderEnv, rendered *release.Rendering, diags *diag.Diagnostics) bool {
 	clients := r.data.clients(ctx, "replacing the immutable objects of release "+m.releaseID(), diags)
 	if clients == nil {
 		return false

@@ -35,7 +35,7 @@ func TestAccRelease_dryRunRefusesImmutableChanges(t *testing.T) {
 	changed := fmt.Sprintf(`"workloads" = "true", "migrateCommand" = "migrate-again", "storageSize" = "2Gi", "selector" = "web-v2", "clusterIP" = %q`, clusterIP)
 	forced := strings.Replace(checksApplied(e.namespace, changed), "  wait ", "  force_replace = true\n  wait ", 1)
 	uids := map[string]types.UID{}
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -152,7 +152,7 @@ func checksReplaced(e *releaseTestEnv, uids map[string]types.UID, clusterIP stri
 func TestAccRelease_dryRunRefusesWhatAdmissionRefuses(t *testing.T) {
 	e := testAccRelease(t)
 	ctx := context.Background()
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -238,7 +238,7 @@ func denyImagesFromElsewhere(t *testing.T, e *releaseTestEnv) {
 // objects cannot be dry-run yet, and that is not an error.
 func TestAccRelease_dryRunIntoANamespaceNotCreatedYet(t *testing.T) {
 	testAccCluster(t)
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:             checksApplied(fmt.Sprintf("review-not-yet-%d", rand.IntN(1<<16)), ``),

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/release"
 )
 
 // mapPrivate is private state kept in a map.
@@ -30,33 +31,23 @@ func (p mapPrivate) SetKey(_ context.Context, key string, value []byte) diag.Dia
 	return nil
 }
 
-// A plan without the cluster takes drawn values, their traces and the seed from what the last
-// apply kept.
+// What the apply drew is read back as it was written.
 func TestGeneratedRecordRoundTrip(t *testing.T) {
-	rendered := &chart.Rendered{
-		Files:   map[string]string{"web/templates/a.yaml": "kind: ConfigMap\n", "web/templates/secret.yaml": "kind: Secret\ndata: {password: eA==}\n"},
-		Varying: []string{"web/templates/secret.yaml"},
-		Traces:  map[string]string{"web/templates/secret.yaml|Secret|false|0|/data/password": "abc"},
+	written := release.Generated{
+		Seed:      []byte("seed"),
+		Traces:    map[string]string{"web/templates/secret.yaml|Secret|false|0|/data/password": "abc"},
+		Documents: []chart.Document{{Source: "web/templates/secret.yaml", Text: "kind: Secret\ndata: {password: eA==}\n"}},
 	}
 	private := mapPrivate{}
-	if d := writeGenerated(context.Background(), private, []byte("seed"), rendered); d.HasError() {
+	if d := writeGenerated(context.Background(), private, written); d.HasError() {
 		t.Fatal(d)
 	}
-	m := &releaseModel{Name: types.StringValue("web"), Namespace: types.StringValue("review-x")}
-	rec := readGenerated(context.Background(), private)
-	got := rec.prior(context.Background(), &renderEnv{}, m)
-	want := chart.Prior{
-		Documents: []chart.Document{{Source: "web/templates/secret.yaml", Text: rendered.Files["web/templates/secret.yaml"]}},
-		Traces:    rendered.Traces,
+	if got := readGenerated(context.Background(), private); !reflect.DeepEqual(got, written) {
+		t.Errorf("readGenerated = %+v, want %+v", got, written)
 	}
-	if !reflect.DeepEqual(got, want) || string(rec.Seed) != "seed" {
-		t.Errorf("prior = %v, seed %q; want %v, seed %q", got, rec.Seed, want, "seed")
-	}
-	if again, ok := rec.withSeed(new(diag.Diagnostics)); !ok || string(again.Seed) != "seed" {
-		t.Errorf("a release's seed is drawn again: %q", again.Seed)
-	}
-	if drawn, ok := (generatedRecord{}).withSeed(new(diag.Diagnostics)); !ok || len(drawn.Seed) != 32 {
-		t.Errorf("a release without a seed gets %q", drawn.Seed)
+	private[generatedPrivateKey] = []byte("{not json")
+	if got := readGenerated(context.Background(), private); got.Seed != nil || got.Documents != nil {
+		t.Errorf("an unreadable record reads as %+v, want none", got)
 	}
 }
 

@@ -45,7 +45,7 @@ func clearImported(ctx context.Context, private privateSetter) diag.Diagnostics 
 // chart derives shows, whatever the chart made of it. rec.Digests are those of the recorded
 // rendering, which the first plan with the configuration compares with (see
 // manifest.KeepConservative). A release given no values needs nothing: it returns nil.
-func (r *releaseResource) importRedactor(ctx context.Context, env *renderEnv, state *releaseModel, rel *release.Release, rec *manifest.Redaction, diags *diag.Diagnostics) *manifest.Redactor {
+func (r *releaseResource) importRedactor(ctx context.Context, env *renderEnv, state *releaseModel, rel *release.Release, rec *manifest.RedactionRecord, diags *diag.Diagnostics) *manifest.Redactor {
 	if len(rel.Config) == 0 || rel.Chart == nil {
 		return nil
 	}
@@ -85,17 +85,17 @@ func (r *releaseResource) importRedactor(ctx context.Context, env *renderEnv, st
 		KubeVersion: env.kubeVersion, APIVersions: env.apiVersions,
 		IsUpgrade: rel.Version > 1, Revision: rel.Version,
 	}
-	if env.client != nil {
-		options.Lookup = env.client.Lookup(namespace)
+	if env.request.Lookup != nil {
+		options.Lookup = env.request.Lookup
 	}
-	red := chart.Redaction{Namespace: namespace, Key: rec.Key, IsNamespaced: env.isNamespaced}
-	redacted, err := chart.RedactRecorded(ctx, &chart.Loaded{Chart: ch}, rel.Config, options, helmrelease.Applied(rel), red)
+	redaction := chart.RedactionOptions{Namespace: namespace, Key: rec.Key, IsNamespaced: env.isNamespaced}
+	redacted, err := chart.RedactRecorded(ctx, &chart.Loaded{Chart: ch}, rel.Config, options, helmrelease.Applied(rel), redaction)
 	if err != nil {
 		// The message may quote a value: only what the given values are is hidden in it.
 		tflog.Debug(ctx, "the recorded chart of an imported release could not be redacted", map[string]any{"release": id, "error": manifest.NewRedactor(inputs).String(err.Error())})
 		return fallback("rendering the recorded chart with other values failed")
 	}
-	digests, err := redacted.ObjectDigests(rec.Key, red)
+	digests, err := redacted.ObjectDigests(rec.Key, redaction)
 	if err != nil {
 		return fallback("the recorded chart's objects could not be digested")
 	}

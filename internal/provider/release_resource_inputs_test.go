@@ -75,7 +75,7 @@ resource "gitlabk8s_release" "bad" {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			resource.Test(t, resource.TestCase{
+			testAccResourceTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 				Steps: []resource.TestStep{{
 					Config:      tt.config,
@@ -113,7 +113,7 @@ resource "gitlabk8s_release" "web" {
   set       = { "image.tag" = "1.26.0" }
 }
 `, chartserver.FixtureChart("web"))
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: config,

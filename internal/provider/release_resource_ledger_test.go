@@ -58,7 +58,7 @@ provider "gitlabk8s" {
 }
 `, ci.PipelineURL, ci.JobURL, ci.CommitSHA, ci.MergeRequestIID, ci.UserLogin)
 	}
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{

@@ -23,7 +23,7 @@ func TestAccRelease_offlinePlanKeepsGeneratedValues(t *testing.T) {
 	release := func(message string) string {
 		return releaseConfig("db", e.namespace, chartserver.FixtureChart("zoo-passwords"), fmt.Sprintf("  set = { message = %q }", message))
 	}
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		// Objects that exist are refreshed from the cluster, so such a pipeline plans with
 		// -refresh=false.
@@ -67,7 +67,7 @@ func TestAccRelease_offlinePlanFollowsDrawnInputs(t *testing.T) {
 	release := func(level, host string) string {
 		return e.fixtureRelease("drw", "drawn", fmt.Sprintf(`  set = { level = %q, host = %q, "session.enabled" = false }`, level, host))
 	}
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		AdditionalCLIOptions:     &resource.AdditionalCLIOptions{Plan: resource.PlanOptions{NoRefresh: true}},
 		Steps: []resource.TestStep{

@@ -99,7 +99,7 @@ func TestAccRelease_pendingUpgradeRendersTheRevisionItWrites(t *testing.T) {
 	e := testAccRelease(t)
 	chartDir := writeRevisionChart(t)
 	const address = "gitlabk8s_release.rev"
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: revisionRelease(e.namespace, chartDir, "one")},

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -22,6 +20,7 @@ import (
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/release"
 )
 
 // renderEnv is what a rendering needs from the cluster, or from the provider configuration
@@ -32,6 +31,9 @@ type renderEnv struct {
 	isNamespaced func(apiVersion, kind string) bool
 	// client is nil when rendering offline.
 	client *helmrelease.Client
+	// request is what the plan, apply or refresh reads of the cluster, read once: the
+	// release's history and the lookup answers (no history and no lookup offline).
+	request *release.Request
 	// origin says where the capabilities come from, for logs.
 	origin string
 }
@@ -40,7 +42,47 @@ type renderEnv struct {
 // kube_version (and api_versions) when set, else the cluster's version and API versions,
 // else Helm's defaults with a warning. needCluster is set by operations that cannot work
 // offline (apply, refresh, destroy); they get an error instead of the fallback.
-func (r *releaseResource) renderEnvironment(ctx context.Context, m *releaseModel, needCluster bool, diags *diag.Diagnostics) *renderEnv {
+func (r *releaseResource) renderEnvironment(ctx context.Context, m *releaseModel, needCluster bool, private privateGetter, diags *diag.Diagnostics) *renderEnv {
+	env := r.clusterEnvironment(ctx, m, needCluster, diags)
+	if env == nil {
+		return nil
+	}
+	in, ok := m.releaseInputs(ctx, env, private, diags)
+	if !ok {
+		return nil
+	}
+	var cluster release.Cluster
+	if env.client != nil {
+		cluster = env.client
+	}
+	env.request = release.Prepare(ctx, cluster, in)
+	if err := env.request.History.Err; err != nil {
+		tflog.Warn(ctx, "release history unreadable; the next apply is decided from the state and drawn values come from the last apply",
+			map[string]any{"release": m.releaseID(), "error": redactorFor(m).String(err.Error())})
+	}
+	return env
+}
+
+// releaseInputs are what the release's core takes of m, of the capabilities env found and of
+// what the release keeps in private (nil when creating).
+func (m *releaseModel) releaseInputs(ctx context.Context, env *renderEnv, private privateGetter, diags *diag.Diagnostics) (release.Inputs, bool) {
+	in := release.Inputs{
+		Namespace: m.Namespace.ValueString(), Name: m.Name.ValueString(), Chart: m.chartSource(),
+		Capabilities:    release.Capabilities{KubeVersion: env.kubeVersion, APIVersions: env.apiVersions, IsNamespaced: env.isNamespaced},
+		Redactor:        redactorFor(m),
+		RedactionRecord: readRedactionRecord(ctx, private),
+		Generated:       readGenerated(ctx, private),
+	}
+	diags.Append(m.Values.ElementsAs(ctx, &in.Values.Documents, false)...)
+	diags.Append(m.Set.ElementsAs(ctx, &in.Values.Set, false)...)
+	diags.Append(m.SetSensitive.ElementsAs(ctx, &in.Values.SetSensitive, false)...)
+	diags.Append(m.ValuesSensitive.ElementsAs(ctx, &in.Values.SensitiveDocuments, false)...)
+	return in, !diags.HasError()
+}
+
+// clusterEnvironment returns the capabilities and the client a release renders with (see
+// renderEnvironment).
+func (r *releaseResource) clusterEnvironment(ctx context.Context, m *releaseModel, needCluster bool, diags *diag.Diagnostics) *renderEnv {
 	env := &renderEnv{isNamespaced: manifest.BuiltinIsNamespaced}
 	pinned := r.data != nil && r.data.kubeVersion != ""
 	var extra []string
@@ -93,135 +135,28 @@ func (r *releaseResource) renderEnvironment(ctx context.Context, m *releaseModel
 	return env
 }
 
-// nextApply decides the next apply of the release from its history in the cluster, or from
-// the state's revision and status when the plan is made without the cluster (or the history
-// cannot be read: the apply reads it again and refuses a rendering the plan did not show).
-func (r *releaseResource) nextApply(ctx context.Context, m *releaseModel, env *renderEnv, state *releaseModel) helmrelease.Next {
-	if env.client != nil {
-		next, err := env.client.Next(ctx, m.Namespace.ValueString(), m.Name.ValueString())
-		if err == nil {
-			return next
-		}
-		tflog.Debug(ctx, "release history unreadable at plan time; deciding from the state", map[string]any{"release": m.releaseID(), "error": redactorFor(m).String(err.Error())})
-	}
+// recordedOf returns what state recorded of the release's last plan or apply, nil without a
+// state.
+func recordedOf(state *releaseModel) *release.Recorded {
 	if state == nil {
-		return helmrelease.Decide(nil)
+		return nil
 	}
-	return helmrelease.DecideFromLast(helmrelease.Revision{Version: int(state.Revision.ValueInt64()), Status: rcommon.Status(state.Status.ValueString())})
+	known, unknown := plannedManifests(state.Manifests)
+	return &release.Recorded{
+		Manifests: known,
+		Complete:  !state.Manifests.IsNull() && !state.Manifests.IsUnknown() && len(unknown) == 0 && len(known) == len(state.Manifests.Elements()),
+		Revision:  int(state.Revision.ValueInt64()), Status: rcommon.Status(state.Status.ValueString()),
+		ChartVersion: state.ChartVersion.ValueString(),
+	}
 }
 
-// rendering is a chart rendered for a release, with its manifests.
-type rendering struct {
-	loaded *chart.Loaded
-	values map[string]any
-	// inputs are the values as configured, for the redaction.
-	inputs    chart.Values
-	options   chart.RenderOptions
-	rendered  *chart.Rendered
-	manifests map[string]string
-	// redacted hides what the rendering derives from sensitive values, with redaction.
-	redacted  *chart.RedactedRendering
-	redaction chart.Redaction
-	// key keys the markers (see redactionPrivateKey); nil before the release has one.
-	key []byte
-	// seed is what the templates draw from (see generatedRecord); nil before the release has one.
-	seed []byte
-	// generated are the keys of the objects holding values the chart generated afresh.
-	generated []string
-	// conservative says that manifests are an imported release's, redacted conservatively,
-	// kept as nothing changed (see keepUnchanged).
-	conservative bool
-}
-
-// render loads the chart, merges the values and renders the release's manifests. Errors
-// become diagnostics on the attribute they concern.
-func (r *releaseResource) render(ctx context.Context, m *releaseModel, env *renderEnv, target helmrelease.Target, key []byte, gen generatedRecord, diags *diag.Diagnostics) *rendering {
-	loaded := r.load(ctx, m, diags)
-	if loaded == nil {
+// previousManifests returns the known manifests of state, none when there is no state.
+func previousManifests(state *releaseModel) map[string]string {
+	if state == nil {
 		return nil
 	}
-	loaded.key, loaded.seed = key, gen.Seed
-	return r.renderLoaded(ctx, m, env, target, loaded, gen.prior(ctx, env, m), diags)
-}
-
-// load loads the chart and merges the values; the result's options and rendering are unset.
-func (r *releaseResource) load(ctx context.Context, m *releaseModel, diags *diag.Diagnostics) *rendering {
-	redactor := redactorFor(m)
-	out := &rendering{}
-	var err error
-	out.loaded, err = chart.Load(ctx, m.chartSource())
-	if err != nil {
-		if d, ok := repositoryConnectionDiagnostic(m, err, redactor.String); ok {
-			diags.Append(d)
-			return nil
-		}
-		diags.AddAttributeError(path.Root("chart"), "Unable to Load Chart", fmt.Sprintf(
-			"The chart of release %s could not be loaded. Check chart, repository and version: a local path must exist, a remote "+
-				"chart must exist in the repository at a version that matches.\n\n%s", m.releaseID(), redactor.String(err.Error())))
-		return nil
-	}
-	values := chart.Values{}
-	diags.Append(m.Values.ElementsAs(ctx, &values.Documents, false)...)
-	diags.Append(m.Set.ElementsAs(ctx, &values.Set, false)...)
-	diags.Append(m.SetSensitive.ElementsAs(ctx, &values.SetSensitive, false)...)
-	diags.Append(m.ValuesSensitive.ElementsAs(ctx, &values.SensitiveDocuments, false)...)
-	if diags.HasError() {
-		return nil
-	}
-	out.inputs = values
-	if out.values, err = chart.MergeValues(values); err != nil {
-		diags.Append(valuesDiagnostic(m.releaseID(), err, redactor.String))
-		return nil
-	}
-	return out
-}
-
-// renderLoaded renders a loaded chart for target, drawing from the release's seed and keeping
-// drawn values from prior, what the release applied last (see chart.RenderStable). With the
-// cluster at hand, lookup is answered from the release's namespace.
-func (r *releaseResource) renderLoaded(ctx context.Context, m *releaseModel, env *renderEnv, target helmrelease.Target, loaded *rendering, prior chart.Prior, diags *diag.Diagnostics) *rendering {
-	redactor := redactorFor(m)
-	out := &rendering{loaded: loaded.loaded, values: loaded.values, inputs: loaded.inputs, key: loaded.key, seed: loaded.seed}
-	out.options = chart.RenderOptions{
-		ReleaseName: m.Name.ValueString(), Namespace: m.Namespace.ValueString(),
-		KubeVersion: env.kubeVersion, APIVersions: env.apiVersions,
-		IsUpgrade: target.IsUpgrade, Revision: target.Revision, Seed: loaded.seed,
-	}
-	if env.client != nil {
-		out.options.Lookup = env.client.Lookup(m.Namespace.ValueString())
-	}
-	var err error
-	if out.rendered, err = chart.RenderStable(ctx, out.loaded, out.values, out.options, prior); err != nil {
-		diags.AddAttributeError(path.Root("chart"), "Unable to Render Chart", fmt.Sprintf(
-			"Helm could not render chart %s %s for release %s. The message names the template file and line; fix the template or the values it uses.\n\n%s",
-			out.loaded.Chart.Name(), out.loaded.Version, m.releaseID(), chart.RedactRenderError(ctx, out.loaded, out.inputs, out.options, err, redactor)))
-		return nil
-	}
-	redaction := chart.Redaction{Namespace: m.Namespace.ValueString(), IsNamespaced: env.isNamespaced, Key: out.key}
-	if p := m.RepositoryPassword.ValueString(); p != "" {
-		redaction.Sensitive = []string{p}
-	}
-	redacted, err := chart.RedactStable(ctx, out.loaded, out.inputs, out.options, out.rendered, redaction)
-	switch {
-	case errors.Is(err, chart.ErrRedaction):
-		diags.AddAttributeError(path.Root("chart"), "Unable to Redact Chart", fmt.Sprintf(
-			"Chart %s %s cannot be shown for release %s without risking a sensitive value: the provider renders it again with each "+
-				"sensitive value replaced by another of the same length and characters to find what derives from it, and that failed. "+
-				"Make the objects and their structure depend only on non-sensitive values (a template may put a sensitive value into a "+
-				"field, not decide with it which objects or list items exist).\n\n%s",
-			out.loaded.Chart.Name(), out.loaded.Version, m.releaseID(), redactor.String(err.Error())))
-		return nil
-	case err != nil:
-		diags.AddAttributeError(path.Root("chart"), "Invalid Rendered Manifests", fmt.Sprintf(
-			"Chart %s %s rendered objects for release %s that cannot be applied. Fix the template that produces them.\n\n%s",
-			out.loaded.Chart.Name(), out.loaded.Version, m.releaseID(), redactor.String(err.Error())))
-		return nil
-	}
-	out.manifests, out.redacted, out.redaction = redacted.Manifests, redacted, redaction
-	// From here on, diagnostics and the release's log hide what this rendering derived.
-	m.redactorCell().Store(redacted.Redactor)
-	out.generated = generatedKeys(out.rendered, m.Namespace.ValueString(), env.isNamespaced)
-	return out
+	known, _ := plannedManifests(state.Manifests)
+	return known
 }
 
 func (m *releaseModel) chartSource() chart.Source {
@@ -347,58 +282,41 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		return
 	}
 
-	env := r.renderEnvironment(ctx, &plan, false, &resp.Diagnostics)
+	env := r.renderEnvironment(ctx, &plan, false, req.Private, &resp.Diagnostics)
 	if env == nil {
 		return
 	}
-	loaded := r.load(ctx, &plan, &resp.Diagnostics)
-	if loaded == nil {
-		return
-	}
-	rec, gen := readRedaction(ctx, req.Private), readGenerated(ctx, req.Private)
-	loaded.key, loaded.seed = rec.Key, gen.Seed
-	prior := gen.prior(ctx, env, &plan)
-	if state != nil && state.Status.ValueString() == string(rcommon.StatusDeployed) && state.Revision.ValueInt64() > 0 {
-		// Compare with what the current revision renders: objects that use .Release.Revision or
-		// .Release.IsUpgrade (hooks, often) differ in every revision, and must not make the plan
-		// of an unchanged release non-empty.
-		current := helmrelease.Target{Revision: int(state.Revision.ValueInt64()), IsUpgrade: state.Revision.ValueInt64() > 1}
-		same := r.renderLoaded(ctx, &plan, env, current, loaded, prior, &resp.Diagnostics)
-		if same == nil {
-			return
-		}
-		same.keepUnchanged(state, rec)
-		unchanged := sameManifests(same.manifests, state.Manifests) || r.onlyIgnoredDiffer(ctx, env, &plan, state, rec, same.manifests)
-		if unchanged && same.loaded.Version == state.ChartVersion.ValueString() {
-			plan.Manifests, plan.Revision, plan.Status = state.Manifests, state.Revision, state.Status
-			plan.ChartVersion = types.StringValue(same.loaded.Version)
-			plan.AppVersion = types.StringValue(same.loaded.AppVersion)
-			plan.ChartDigest = types.StringValue(same.loaded.Digest)
-			plan.URLs = urlsOf(plan.Manifests)
-			resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-			return
+	var onlyIgnoredDiffer func(map[string]string) bool
+	if state != nil {
+		onlyIgnoredDiffer = func(rendered map[string]string) bool {
+			return r.onlyIgnoredDiffer(ctx, env, &plan, state, env.request.RedactionRecord, rendered)
 		}
 	}
-	// A release may also exist without a state, from an earlier run whose create failed; the
-	// apply continues it.
-	target := r.nextApply(ctx, &plan, env, state).Target
-	first := r.renderLoaded(ctx, &plan, env, target, loaded, prior, &resp.Diagnostics)
-	if first == nil {
+	planned, err := env.request.Plan(ctx, recordedOf(state), onlyIgnoredDiffer)
+	plan.redactorCell().Store(env.request.Redactor)
+	if err != nil {
+		resp.Diagnostics.Append(renderDiagnostic(&plan, err))
 		return
 	}
-	first.keepUnchanged(state, rec)
+	first := planned.Rendering
+	plan.ChartVersion = types.StringValue(first.Loaded.Version)
+	plan.AppVersion = types.StringValue(first.Loaded.AppVersion)
+	plan.ChartDigest = types.StringValue(first.Loaded.Digest)
+	if planned.Unchanged {
+		plan.Manifests, plan.Revision, plan.Status = state.Manifests, state.Revision, state.Status
+		plan.URLs = urlsOf(plan.Manifests)
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		return
+	}
 	if r.checkRendering(ctx, &plan, state, env, first, &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
-	tflog.Debug(ctx, "rendered release", map[string]any{"release": plan.releaseID(), "objects": len(first.manifests), "capabilities": env.origin, "kube_version": env.kubeVersion})
+	tflog.Debug(ctx, "rendered release", map[string]any{"release": plan.releaseID(), "objects": len(first.Manifests), "capabilities": env.origin, "kube_version": env.kubeVersion})
 
 	manifests, d := plannedElements(first)
 	resp.Diagnostics.Append(d...)
 	plan.Manifests = manifests
 	generatedValuesWarning(&plan, first, &resp.Diagnostics)
-	plan.ChartVersion = types.StringValue(first.loaded.Version)
-	plan.AppVersion = types.StringValue(first.loaded.AppVersion)
-	plan.ChartDigest = types.StringValue(first.loaded.Digest)
 	if state == nil || needsUpgrade(&plan, state) {
 		plan.Revision, plan.Status = types.Int64Unknown(), types.StringValue(string(rcommon.StatusDeployed))
 	} else {
@@ -412,11 +330,11 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 // the plan's ignore_differences ignore: the live objects are read again with the plan's rules
 // (the state's were refreshed with the state's, and not at all with -refresh=false), so a rule
 // takes effect in the plan that adds it, and a difference it ignores never upgrades the release.
-func (r *releaseResource) onlyIgnoredDiffer(ctx context.Context, env *renderEnv, plan, state *releaseModel, rec manifest.Redaction, rendered map[string]string) bool {
+func (r *releaseResource) onlyIgnoredDiffer(ctx context.Context, env *renderEnv, plan, state *releaseModel, rec manifest.RedactionRecord, rendered map[string]string) bool {
 	if env.client == nil || (plan.IgnoreDifferences.Equal(state.IgnoreDifferences) && len(plan.ignoreRules(ctx)) == 0) {
 		return false
 	}
-	rel, err := env.client.Get(ctx, state.Namespace.ValueString(), state.Name.ValueString())
+	rel, err := env.request.History.Last(state.Namespace.ValueString(), state.Name.ValueString())
 	if err != nil {
 		return false
 	}

@@ -29,11 +29,11 @@ func (r *releaseResource) Read(ctx context.Context, req resource.ReadRequest, re
 		return
 	}
 	id := state.releaseID()
-	env := r.renderEnvironment(ctx, &state, true, &resp.Diagnostics)
+	env := r.renderEnvironment(ctx, &state, true, req.Private, &resp.Diagnostics)
 	if env == nil {
 		return
 	}
-	rel, err := env.client.Get(ctx, state.Namespace.ValueString(), state.Name.ValueString())
+	rel, err := env.request.History.Last(state.Namespace.ValueString(), state.Name.ValueString())
 	if errors.Is(err, helmrelease.ErrNotFound) {
 		tflog.Info(ctx, "release "+id+" no longer exists; removing it from the state", map[string]any{"release": id})
 		resp.State.RemoveResource(ctx)
@@ -60,7 +60,7 @@ func (r *releaseResource) Read(ctx context.Context, req resource.ReadRequest, re
 	// sensitive are not known (see importRedactor).
 	// They stay so, redacted the same way at each refresh, until a change writes them as the
 	// configuration redacts them.
-	rec := readRedaction(ctx, req.Private)
+	rec := env.request.RedactionRecord
 	var imported *manifest.Redactor
 	if rec.Key == nil || rec.Conservative {
 		isImport := rec.Conservative || wasImported(ctx, req.Private)
@@ -71,7 +71,7 @@ func (r *releaseResource) Read(ctx context.Context, req resource.ReadRequest, re
 		if isImport {
 			imported = r.importRedactor(ctx, env, &state, rel, &rec, &resp.Diagnostics)
 		}
-		resp.Diagnostics.Append(writeRedaction(ctx, resp.Private, rec)...)
+		resp.Diagnostics.Append(writeRedactionRecord(ctx, resp.Private, rec)...)
 		resp.Diagnostics.Append(clearImported(ctx, resp.Private)...)
 	}
 	manifests := r.liveManifests(ctx, env, &state, rel, rec, imported, &resp.Diagnostics)
@@ -88,7 +88,7 @@ func (r *releaseResource) Read(ctx context.Context, req resource.ReadRequest, re
 // exists is left out, so the plan shows it being added again. Hooks and CRDs, which Helm does
 // not keep up to date, keep the manifests of the state. imported, when not nil, redacts them
 // instead of what the state knows (see importRedactor).
-func (r *releaseResource) liveManifests(ctx context.Context, env *renderEnv, state *releaseModel, rel *release.Release, rec manifest.Redaction, imported *manifest.Redactor, diags *diag.Diagnostics) types.Map {
+func (r *releaseResource) liveManifests(ctx context.Context, env *renderEnv, state *releaseModel, rel *release.Release, rec manifest.RedactionRecord, imported *manifest.Redactor, diags *diag.Diagnostics) types.Map {
 	key := rec.Key
 	id := state.releaseID()
 	namespace := state.Namespace.ValueString()

@@ -45,7 +45,7 @@ resource "gitlabk8s_release" "web" {
 }
 `, e.namespace, repo.URL)
 	var republished string
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -89,7 +89,7 @@ func TestAccRelease_ociRegistryChart(t *testing.T) {
 	e := testAccRelease(t)
 	registry := chartserver.NewOCIRegistry(t, chartserver.WithBasicAuth("deployer", "oci-pass-9c1e"))
 	ref, digest := registry.PublishFixture(t, "web")
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			// A registry on loopback is reached over HTTPS too, unless plain_http says otherwise.

@@ -66,7 +66,7 @@ func TestAccRelease_provisioningFailedIsNamed(t *testing.T) {
 func TestAccRelease_claimBindsThroughTheDefaultClass(t *testing.T) {
 	e := testAccRelease(t)
 	chartDir := chartserver.FixtureChart("rollout")
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: rolloutRelease(e.namespace, chartDir, "claim: {enabled: true}\nservice: {type: LoadBalancer}", ""),
@@ -144,7 +144,7 @@ func TestAccRelease_environmentQuotaRefusalFails(t *testing.T) {
 func runFailing(t *testing.T, config string, want ...string) {
 	t.Helper()
 	var start time.Time
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			PreConfig:   func() { start = time.Now() },

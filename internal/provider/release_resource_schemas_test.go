@@ -32,7 +32,7 @@ func TestAccRelease_checksAgainstTheClusterSchema(t *testing.T) {
 	group := e.namespace + ".gitlabk8s.test"
 	installPartDefinition(t, e, group)
 	set := fmt.Sprintf(`"installedKind.group" = %q`, group)
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{

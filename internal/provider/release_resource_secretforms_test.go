@@ -111,7 +111,7 @@ func TestAccRelease_shortSensitiveValueKeepsKeys(t *testing.T) {
     "db.user"     = "app"
     "db.password" = "Sh0rt-user-pass"
   }`)
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: config,

@@ -136,7 +136,7 @@ func TestAccRelease_clientSideReleaseMovesToServerSideApply(t *testing.T) {
 			imported := e.webRelease(`  set = { "config.extra" = "from-cli", "env.MODE" = "cli" }`)
 			adopt := imported + fmt.Sprintf("\nimport {\n  to = %s\n  id = \"%s/web\"\n}\n", webAddress, e.namespace)
 			upgraded := e.webRelease(`  set = { "image.tag" = "1.26.0" }`)
-			resource.Test(t, resource.TestCase{
+			testAccResourceTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 				Steps: []resource.TestStep{
 					{
@@ -186,7 +186,7 @@ func TestAccRelease_helm4UpgradeOfAProviderRelease(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: config},
@@ -256,7 +256,7 @@ func TestAccRelease_upgradeLeavesOthersFieldsAlone(t *testing.T) {
 			return fmt.Errorf("the container's MODE is not %q: %+v", want, d.Spec.Template.Spec.Containers[0].Env)
 		}
 	}
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: review},

@@ -178,7 +178,7 @@ func TestAccRelease_lifecycle(t *testing.T) {
 func TestAccRelease_ciJobIdentity(t *testing.T) {
 	e := testAccRelease(t)
 	config := `provider "gitlabk8s" { config_context = "ci-job" }` + e.webRelease(`  set = { "image.tag" = "1.26.0" }`)
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -223,7 +223,7 @@ import {
 			return nil
 		}
 	}
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: release, Check: revisionIs("1:deployed")},

@@ -45,7 +45,7 @@ func TestAccRelease_ociRegistryOverTLS(t *testing.T) {
 	ref, digest := registry.PublishFixture(t, "web")
 	credentials := "  repository_username = \"deployer\"\n  repository_password = \"tls-pass-51d0\"\n"
 	release := func(body string) string { return remoteWebRelease(e.namespace, ref, credentials+body) }
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -88,7 +88,7 @@ func TestAccRelease_httpRepositoryOverTLS(t *testing.T) {
 	digest := repo.PublishFixture(t, "web")
 	certFile, keyFile := repo.CA.ClientCertificate(t, "deployer")
 	body := fmt.Sprintf("  repository = %q\n  repository_ca_file = %q\n", repo.URL, repo.CA.CertFile)
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -129,7 +129,7 @@ func TestRelease_repositoryTLSValidation(t *testing.T) {
 			ExpectError: wrappedText(want...),
 		}
 	}
-	resource.UnitTest(t, resource.TestCase{
+	testUnitResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			step(fmt.Sprintf("  repository_ca_file = %q\n", missing), "Invalid Repository CA File", "repository_ca_file", "no such file"),
@@ -176,7 +176,7 @@ func TestAccRelease_dependencyUpdateOverTLS(t *testing.T) {
 	config := func(body string) string {
 		return releaseConfig("deps", e.namespace, app, "  dependency_update = true\n"+body)
 	}
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{

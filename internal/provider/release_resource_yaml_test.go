@@ -35,7 +35,7 @@ func TestAccRelease_yamlHelm4ReserializesAppliesAsHelm4Install(t *testing.T) {
 			return e.sameConfigMaps(t, oracle, 6)
 		}
 	}
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{

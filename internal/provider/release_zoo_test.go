@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -21,6 +22,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chartserver"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/testcluster"
 )
 
@@ -49,9 +51,18 @@ type zooChart struct {
 	kept []string
 	// bound names the PersistentVolumeClaims that must be Bound once the release is applied.
 	bound []string
+	// drawn names, by "resource/name", the fields whose values the chart draws (passwords,
+	// certificates, ids), which the provider and Helm draw differently.
+	drawn map[string][]string
 }
 
 var webhookConfigurations = schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingwebhookconfigurations"}
+
+// zooPasswordsDrawn are the passwords zoo-passwords draws.
+var zooPasswordsDrawn = map[string][]string{
+	"secrets/zoo-db":    {".data.password", ".data.replication-password"},
+	"secrets/zoo-admin": {".data.admin-password"},
+}
 
 var zooCharts = []zooChart{
 	{
@@ -77,6 +88,7 @@ var zooCharts = []zooChart{
 		changes: map[string]*manifestLines{
 			"ConfigMap/zoo-config": {removed: []string{"message: hello"}, added: []string{"message: changed"}},
 		},
+		drawn: zooPasswordsDrawn,
 	},
 	{
 		// The same with persistence on, as a database keeps its data: the StatefulSet's
@@ -92,6 +104,7 @@ var zooCharts = []zooChart{
 		},
 		bound: []string{"data-zoo-0"},
 		kept:  []string{"persistentvolumeclaims/data-zoo-0"},
+		drawn: zooPasswordsDrawn,
 	},
 	{
 		// A webhook whose certificate the chart generates (genCA, genSignedCert), a hook Job
@@ -103,6 +116,10 @@ var zooCharts = []zooChart{
 			"ConfigMap/zoo-config": {removed: []string{"message: hello"}, added: []string{"message: changed"}},
 		},
 		clusterScoped: []schema.GroupVersionResource{webhookConfigurations},
+		drawn: map[string][]string{
+			"configmaps/zoo-config":   {".data.installation"},
+			"secrets/zoo-webhook-tls": {".data.tls\\.crt", ".data.tls\\.key", ".data.ca\\.crt"},
+		},
 	},
 	{
 		// A library chart's named templates, subcharts switched by conditions, globals.
@@ -188,7 +205,7 @@ resource "gitlabk8s_release" %q {
 			return sameObjects(t, e.cluster, z, e.namespace, oracle, true)
 		}
 	}
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -318,8 +335,8 @@ var zooKinds = []schema.GroupVersionResource{
 }
 
 // sameObjects compares the objects of the zoo kinds in the provider's namespace and in
-// Helm's, Helm's release records and what the cluster creates in every namespace aside. The
-// chart's cluster-scoped objects must exist for both releases while installed, else for none.
+// Helm's, field by field (see objectDifferences), and that the cluster-scoped objects exist
+// in both or neither, as installed says.
 func sameObjects(t *testing.T, c *testcluster.Cluster, z zooChart, ours, helms string, installed bool) error {
 	t.Helper()
 	config, err := c.RESTConfig(testcluster.AdminContext)
@@ -330,19 +347,18 @@ func sameObjects(t *testing.T, c *testcluster.Cluster, z zooChart, ours, helms s
 	if err != nil {
 		return err
 	}
-	list := func(gvr schema.GroupVersionResource, namespace string) ([]string, error) {
+	list := func(gvr schema.GroupVersionResource, namespace string) (map[string]map[string]any, error) {
 		objs, err := client.Resource(gvr).Namespace(namespace).List(context.Background(), metav1.ListOptions{})
 		if err != nil {
 			return nil, err
 		}
-		var names []string
+		byName := map[string]map[string]any{}
 		for _, obj := range objs.Items {
-			if generatedByCluster(obj.GetName(), obj.Object) {
-				continue
+			if !generatedByCluster(obj.GetName(), obj.Object) {
+				byName[gvr.Resource+"/"+obj.GetName()] = obj.Object
 			}
-			names = append(names, gvr.Resource+"/"+obj.GetName())
 		}
-		return names, nil
+		return byName, nil
 	}
 	var problems []string
 	for _, gvr := range slices.Concat(zooKinds, z.kinds) {
@@ -354,8 +370,14 @@ func sameObjects(t *testing.T, c *testcluster.Cluster, z zooChart, ours, helms s
 		if err != nil {
 			return err
 		}
-		if !slices.Equal(a, b) {
-			problems = append(problems, fmt.Sprintf("%s: provider %v, helm %v", gvr.Resource, a, b))
+		if !slices.Equal(slices.Sorted(maps.Keys(a)), slices.Sorted(maps.Keys(b))) {
+			problems = append(problems, fmt.Sprintf("%s: provider %v, helm %v", gvr.Resource, slices.Sorted(maps.Keys(a)), slices.Sorted(maps.Keys(b))))
+			continue
+		}
+		for name, obj := range a {
+			for _, d := range objectDifferences(obj, b[name], ours, helms, z.drawn[name]) {
+				problems = append(problems, name+": "+d)
+			}
 		}
 	}
 	for _, gvr := range z.clusterScoped {
@@ -371,6 +393,171 @@ func sameObjects(t *testing.T, c *testcluster.Cluster, z zooChart, ours, helms s
 		return fmt.Errorf("the provider's objects differ from Helm's:\n%s", strings.Join(problems, "\n"))
 	}
 	return nil
+}
+
+// objectDifferences returns the fields in which ours, an object in namespace ourNamespace,
+// differs from helms, the same object in helmNamespace, by field path ("kubectl explain"
+// form). What legitimately differs is left out: what the API server sets per object (uid,
+// resourceVersion, timestamps, managedFields, the status it reports, a Service's allocated
+// IPs, a claim's bound volume, the controller uid a Job selects its pods by), the namespace's
+// own name wherever it appears, Helm's annotation naming the release's namespace, and drawn,
+// the fields whose values the chart draws.
+func objectDifferences(ours, helms map[string]any, ourNamespace, helmNamespace string, drawn []string) []string {
+	a := comparableObject(ours, ourNamespace, drawn)
+	b := comparableObject(helms, helmNamespace, drawn)
+	differences := fieldDifferences("", a, b)
+	if ours["kind"] == "Secret" {
+		// A Secret's values are named, never shown.
+		for i, d := range differences {
+			if field, _, _ := strings.Cut(d, ": provider "); strings.HasPrefix(field, ".data.") || strings.HasPrefix(field, ".stringData.") {
+				differences[i] = field + ": the values differ"
+			}
+		}
+	}
+	return differences
+}
+
+// comparableObject returns obj with what differs legitimately between two namespaces'
+// copies removed or masked (see objectDifferences).
+func comparableObject(obj map[string]any, namespace string, drawn []string) any {
+	masked := manifest.DeepCopy(obj)
+	root, _ := masked.(map[string]any)
+	delete(root, "status")
+	meta, _ := root["metadata"].(map[string]any)
+	for _, field := range []string{"uid", "resourceVersion", "creationTimestamp", "managedFields", "namespace", "selfLink"} {
+		delete(meta, field)
+	}
+	if annotations, ok := meta["annotations"].(map[string]any); ok {
+		delete(annotations, "meta.helm.sh/release-namespace")
+	}
+	if owners, ok := meta["ownerReferences"].([]any); ok {
+		for _, o := range owners {
+			if owner, ok := o.(map[string]any); ok {
+				delete(owner, "uid")
+			}
+		}
+	}
+	spec, _ := root["spec"].(map[string]any)
+	switch root["kind"] {
+	case "Service":
+		delete(spec, "clusterIP")
+		delete(spec, "clusterIPs")
+	case "PersistentVolumeClaim":
+		delete(spec, "volumeName")
+	case "Job":
+		// The Job's own uid labels it and its pods, and selects them.
+		dropControllerUID(root, "metadata", "labels")
+		dropControllerUID(spec, "selector", "matchLabels")
+		dropControllerUID(spec, "template", "metadata", "labels")
+	}
+	for _, path := range drawn {
+		maskField(root, splitFieldPath(path))
+	}
+	return replaceStrings(masked, namespace, "<namespace>")
+}
+
+// dropControllerUID removes the labels that hold a Job's uid from the map at path under obj.
+func dropControllerUID(obj map[string]any, path ...string) {
+	for _, key := range path {
+		next, ok := obj[key].(map[string]any)
+		if !ok {
+			return
+		}
+		obj = next
+	}
+	delete(obj, "controller-uid")
+	delete(obj, "batch.kubernetes.io/controller-uid")
+}
+
+// splitFieldPath splits a field path (".data.tls\\.crt") at the dots that are not escaped.
+func splitFieldPath(path string) []string {
+	var parts []string
+	var current strings.Builder
+	for i := 0; i < len(path); i++ {
+		switch {
+		case path[i] == '\\' && i+1 < len(path):
+			i++
+			current.WriteByte(path[i])
+		case path[i] == '.':
+			if current.Len() > 0 {
+				parts = append(parts, current.String())
+			}
+			current.Reset()
+		default:
+			current.WriteByte(path[i])
+		}
+	}
+	if current.Len() > 0 {
+		parts = append(parts, current.String())
+	}
+	return parts
+}
+
+// maskField replaces the value at path under obj, when there is one, with "<drawn>".
+func maskField(obj map[string]any, path []string) {
+	for i, key := range path {
+		if i == len(path)-1 {
+			if _, ok := obj[key]; ok {
+				obj[key] = "<drawn>"
+			}
+			return
+		}
+		next, ok := obj[key].(map[string]any)
+		if !ok {
+			return
+		}
+		obj = next
+	}
+}
+
+// replaceStrings returns v with every occurrence of old in its strings replaced by new.
+func replaceStrings(v any, old, new string) any {
+	switch v := v.(type) {
+	case string:
+		return strings.ReplaceAll(v, old, new)
+	case map[string]any:
+		for k, e := range v {
+			v[k] = replaceStrings(e, old, new)
+		}
+	case []any:
+		for i, e := range v {
+			v[i] = replaceStrings(e, old, new)
+		}
+	}
+	return v
+}
+
+// fieldDifferences returns the paths under path where a and b differ, with both values.
+func fieldDifferences(path string, a, b any) []string {
+	am, aIsMap := a.(map[string]any)
+	bm, bIsMap := b.(map[string]any)
+	if aIsMap && bIsMap {
+		keys := map[string]bool{}
+		for k := range am {
+			keys[k] = true
+		}
+		for k := range bm {
+			keys[k] = true
+		}
+		var out []string
+		for _, k := range slices.Sorted(maps.Keys(keys)) {
+			out = append(out, fieldDifferences(path+"."+k, am[k], bm[k])...)
+		}
+		return out
+	}
+	al, aIsList := a.([]any)
+	bl, bIsList := b.([]any)
+	if aIsList && bIsList && len(al) == len(bl) {
+		var out []string
+		for i := range al {
+			out = append(out, fieldDifferences(fmt.Sprintf("%s[%d]", path, i), al[i], bl[i])...)
+		}
+		return out
+	}
+	if reflect.DeepEqual(a, b) {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s: provider %v, helm %v", path, a, b)}
 }
 
 // generatedByCluster reports whether an object is one the cluster or Helm's bookkeeping
@@ -396,7 +583,7 @@ func TestAccRelease_dependencyUpdate(t *testing.T) {
 	config := func(body string) string {
 		return releaseConfig("deps", e.namespace, filepath.Join(root, "app"), body)
 	}
-	resource.Test(t, resource.TestCase{
+	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -411,4 +598,45 @@ func TestAccRelease_dependencyUpdate(t *testing.T) {
 			},
 		},
 	})
+}
+
+// The zoo's comparison leaves out only what differs between two namespaces' copies of an
+// object, and names every other field that differs.
+func TestObjectDifferences(t *testing.T) {
+	object := func(namespace, uid, message, password string) map[string]any {
+		return map[string]any{
+			"apiVersion": "v1", "kind": "Secret",
+			"metadata": map[string]any{
+				"name": "zoo-db", "namespace": namespace, "uid": uid, "resourceVersion": uid + "7",
+				"creationTimestamp": "2026-01-0" + uid[:1] + "T00:00:00Z",
+				"managedFields":     []any{map[string]any{"manager": "helm", "time": uid}},
+				"labels":            map[string]any{"app.kubernetes.io/managed-by": "Helm"},
+				"annotations":       map[string]any{"meta.helm.sh/release-name": "zoo", "meta.helm.sh/release-namespace": namespace},
+				"ownerReferences":   []any{map[string]any{"kind": "StatefulSet", "name": "zoo", "uid": uid}},
+			},
+			"data":   map[string]any{"message": message, "url": "https://zoo." + namespace + ".svc", "password": password},
+			"status": map[string]any{"observedAt": uid},
+		}
+	}
+	drawn := []string{".data.password"}
+	ours := object("review-1", "1a", "hello", "drawn-by-the-provider")
+	if d := objectDifferences(ours, object("review-1-helm", "2b", "hello", "drawn-by-helm"), "review-1", "review-1-helm", drawn); len(d) != 0 {
+		t.Errorf("copies that differ only legitimately differ in %q", d)
+	}
+	d := objectDifferences(ours, object("review-1-helm", "2b", "changed", "drawn-by-helm"), "review-1", "review-1-helm", drawn)
+	if len(d) != 1 || d[0] != ".data.message: the values differ" {
+		t.Errorf("a changed field gives %q, want the one difference .data.message", d)
+	}
+	d = objectDifferences(ours, object("review-1-helm", "2b", "hello", "drawn-by-helm"), "review-1", "review-1-helm", nil)
+	if len(d) != 1 || d[0] != ".data.password: the values differ" {
+		t.Errorf("a drawn value not declared drawn gives %q, want the one difference .data.password", d)
+	}
+	configMap, changed := object("review-1", "1a", "hello", "x"), object("review-1-helm", "2b", "changed", "x")
+	configMap["kind"], changed["kind"] = "ConfigMap", "ConfigMap"
+	if d := objectDifferences(configMap, changed, "review-1", "review-1-helm", nil); len(d) != 1 || d[0] != ".data.message: provider hello, helm changed" {
+		t.Errorf("a changed ConfigMap field gives %q, want it with both values", d)
+	}
+	if got := splitFieldPath(`.data.tls\.crt`); !slices.Equal(got, []string{"data", "tls.crt"}) {
+		t.Errorf("splitFieldPath = %q", got)
+	}
 }

@@ -1,0 +1,134 @@
+package release
+
+import (
+	"context"
+	"fmt"
+	"maps"
+
+	rcommon "helm.sh/helm/v4/pkg/release/common"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+)
+
+// Recorded is what the state recorded of the release's last plan or apply.
+type Recorded struct {
+	// Manifests are the known manifests; Complete says that none is unknown or null.
+	Manifests    map[string]string
+	Complete     bool
+	Revision     int
+	Status       rcommon.Status
+	ChartVersion string
+}
+
+// manifests returns the recorded manifests, none without a record.
+func (rec *Recorded) manifests() map[string]string {
+	if rec == nil {
+		return nil
+	}
+	return rec.Manifests
+}
+
+// Shows reports whether the record shows exactly manifests.
+func (rec *Recorded) Shows(manifests map[string]string) bool {
+	return rec != nil && rec.Complete && maps.Equal(rec.Manifests, manifests)
+}
+
+// Plan is what a plan shows of the release.
+type Plan struct {
+	// Unchanged says that the release renders as recorded: the plan keeps the record.
+	Unchanged bool
+	Rendering *Rendering
+}
+
+// Plan renders the release as its next apply will render it, over recorded (nil for a
+// release without a state). onlyIgnoredDiffer, when not nil, reports whether a rendering of
+// the recorded revision differs from the live objects only in what the user's rules ignore.
+func (r *Request) Plan(ctx context.Context, recorded *Recorded, onlyIgnoredDiffer func(rendered map[string]string) bool) (*Plan, error) {
+	if recorded != nil && recorded.Status == rcommon.StatusDeployed && recorded.Revision > 0 {
+		// Compare with what the recorded revision renders: objects that use .Release.Revision
+		// or .Release.IsUpgrade (hooks, often) differ in every revision, and must not make the
+		// plan of an unchanged release non-empty.
+		same, err := r.Render(ctx, helmrelease.Target{Revision: recorded.Revision, IsUpgrade: recorded.Revision > 1})
+		if err != nil {
+			return nil, err
+		}
+		same.KeepUnchanged(recorded.Manifests, r.RedactionRecord)
+		unchanged := recorded.Shows(same.Manifests) || (onlyIgnoredDiffer != nil && onlyIgnoredDiffer(same.Manifests))
+		if unchanged && same.Loaded.Version == recorded.ChartVersion {
+			return &Plan{Unchanged: true, Rendering: same}, nil
+		}
+	}
+	// A release may also exist without a state, from an earlier run whose create failed; the
+	// apply continues it.
+	rendering, err := r.Render(ctx, r.next(recorded).Target)
+	if err != nil {
+		return nil, err
+	}
+	rendering.KeepUnchanged(recorded.manifests(), r.RedactionRecord)
+	return &Plan{Rendering: rendering}, nil
+}
+
+// next decides the next apply of the release from its history, or from the recorded revision
+// and status when the plan is made without the cluster or the history cannot be read: the
+// apply decides from the history and refuses a rendering the plan did not show.
+func (r *Request) next(recorded *Recorded) helmrelease.Next {
+	if next, err := r.History.Next(); err == nil {
+		return next
+	}
+	if recorded == nil {
+		return helmrelease.Decide(nil)
+	}
+	return helmrelease.DecideFromLast(helmrelease.Revision{Version: recorded.Revision, Status: recorded.Status})
+}
+
+// Apply is what an apply carries out.
+type Apply struct {
+	Next      helmrelease.Next
+	Rendering *Rendering
+	// Stream are the manifests Helm's stream is compared with: the rendering as it is, where
+	// Rendering.Manifests are what the plan showed.
+	Stream map[string]string
+}
+
+// HistoryError is a history that could not be read, so nothing was applied.
+type HistoryError struct{ Err error }
+
+func (e *HistoryError) Error() string { return "read the release's history: " + e.Err.Error() }
+func (e *HistoryError) Unwrap() error { return e.Err }
+
+// ExistsError is a release to create that Helm already has, deployed.
+type ExistsError struct{ Last helmrelease.Revision }
+
+func (e *ExistsError) Error() string {
+	return fmt.Sprintf("the release exists (revision %d, %s)", e.Last.Version, e.Last.Status)
+}
+
+// Apply decides the release's next apply from its history and renders it, over recorded (nil
+// when creating), drawing the release's seed when it has none.
+func (r *Request) Apply(ctx context.Context, recorded *Recorded) (*Apply, error) {
+	next, err := r.History.Next()
+	if err != nil {
+		return nil, &HistoryError{Err: err}
+	}
+	if recorded == nil && next.State == helmrelease.StateDeployed {
+		return nil, &ExistsError{Last: next.Last}
+	}
+	if r.Generated, err = r.Generated.WithSeed(); err != nil {
+		return nil, err
+	}
+	rendering, err := r.Render(ctx, next.Target)
+	if err != nil {
+		return nil, err
+	}
+	stream := rendering.Manifests
+	rendering.KeepUnchanged(recorded.manifests(), r.RedactionRecord)
+	return &Apply{Next: next, Rendering: rendering, Stream: stream}, nil
+}
+
+// Applied returns what the release keeps once a is applied, for the next plan: the Generated
+// record of what it drew and the redaction record, with a key drawn when it had none.
+func (r *Request) Applied(a *Apply) (Generated, manifest.RedactionRecord, error) {
+	rec, err := a.Rendering.Recorded(r.RedactionRecord)
+	return a.Rendering.Drawn(r.Generated.Seed), rec, err
+}

@@ -1,0 +1,138 @@
+package release
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"strings"
+	"testing"
+
+	rcommon "helm.sh/helm/v4/pkg/release/common"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chartserver"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+)
+
+const testPassword = "s3cr3t-Passw0rd"
+
+// webInputs are the inputs of release "web" of the web fixture chart, its password given as
+// a sensitive value, with extra values set.
+func webInputs(set map[string]string) Inputs {
+	values := chart.Values{Set: set, SetSensitive: map[string]string{"secretValue": testPassword}}
+	return Inputs{
+		Namespace: testNamespace, Name: "web",
+		Chart:           chart.Source{Chart: chartserver.FixtureChart("web")},
+		Values:          values,
+		Capabilities:    Capabilities{IsNamespaced: manifest.BuiltinIsNamespaced},
+		Redactor:        manifest.NewRedactor(values.SensitiveInputs()),
+		RedactionRecord: manifest.RedactionRecord{Key: []byte("0123456789abcdef0123456789abcdef")},
+	}
+}
+
+// planned plans in and returns the plan.
+func planned(t *testing.T, req *Request, recorded *Recorded) *Plan {
+	t.Helper()
+	p, err := req.Plan(context.Background(), recorded, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// deployedAs records manifests as the state of revision at its first apply.
+func deployedAs(manifests map[string]string, revision int) *Recorded {
+	return &Recorded{Manifests: maps.Clone(manifests), Complete: true, Revision: revision, Status: rcommon.StatusDeployed, ChartVersion: "1.0.0"}
+}
+
+// A plan over a state that shows what the release renders keeps the state; a changed value
+// renders the next revision, and no form of the sensitive value shows in either.
+func TestRequest_plan(t *testing.T) {
+	first := planned(t, Prepare(context.Background(), nil, webInputs(nil)), nil)
+	if first.Unchanged || first.Rendering.Options.Revision != 1 || first.Rendering.Options.IsUpgrade {
+		t.Fatalf("first plan = unchanged %v, revision %d; want an install of revision 1", first.Unchanged, first.Rendering.Options.Revision)
+	}
+	for key, text := range first.Rendering.Manifests {
+		if strings.Contains(text, testPassword) || strings.Contains(text, "czNjcjN0LVBhc3N3MHJk") {
+			t.Errorf("%s shows the password: %s", key, text)
+		}
+	}
+	recorded := deployedAs(first.Rendering.Manifests, 1)
+	if again := planned(t, Prepare(context.Background(), nil, webInputs(nil)), recorded); !again.Unchanged {
+		t.Errorf("a plan of the unchanged release is not unchanged")
+	}
+	changed := planned(t, Prepare(context.Background(), nil, webInputs(map[string]string{"config.greeting": "hi"})), recorded)
+	if changed.Unchanged || changed.Rendering.Options.Revision != 2 || !changed.Rendering.Options.IsUpgrade {
+		t.Fatalf("changed plan = unchanged %v, revision %d; want an upgrade to revision 2", changed.Unchanged, changed.Rendering.Options.Revision)
+	}
+	ignored := Prepare(context.Background(), nil, webInputs(map[string]string{"config.greeting": "hi"}))
+	if p, err := ignored.Plan(context.Background(), recorded, func(map[string]string) bool { return true }); err != nil || !p.Unchanged {
+		t.Errorf("a plan whose differences are all ignored = %+v, %v; want unchanged", p, err)
+	}
+}
+
+// A plan that renders the recorded revision and then the next one reads Helm's storage once.
+func TestRequest_planReadsHelmStorageOnce(t *testing.T) {
+	stored := storedRelease(1, rcommon.StatusDeployed)
+	stored.Name = "web"
+	cluster, reads := countingCluster(t, stored)
+	req := Prepare(context.Background(), cluster, webInputs(map[string]string{"config.greeting": "hi"}))
+	p := planned(t, req, &Recorded{Manifests: map[string]string{"ConfigMap/web": "old"}, Complete: true, Revision: 1, Status: rcommon.StatusDeployed, ChartVersion: "1.0.0"})
+	if p.Unchanged || p.Rendering.Options.Revision != 2 {
+		t.Fatalf("plan = unchanged %v, revision %d; want an upgrade to revision 2", p.Unchanged, p.Rendering.Options.Revision)
+	}
+	if *reads != 1 {
+		t.Errorf("a plan read Helm's storage %d times, want once", *reads)
+	}
+}
+
+// An apply decides from the history: a release to create that Helm has deployed is refused,
+// and one that cannot be read is not applied.
+func TestRequest_applyRefuses(t *testing.T) {
+	stored := storedRelease(1, rcommon.StatusDeployed)
+	stored.Name = "web"
+	cluster, _ := countingCluster(t, stored)
+	_, err := Prepare(context.Background(), cluster, webInputs(nil)).Apply(context.Background(), nil)
+	var exists *ExistsError
+	if !errors.As(err, &exists) || exists.Last.Version != 1 {
+		t.Errorf("creating a deployed release = %v, want ExistsError of revision 1", err)
+	}
+	_, err = Prepare(context.Background(), nil, webInputs(nil)).Apply(context.Background(), nil)
+	var history *HistoryError
+	if !errors.As(err, &history) || !errors.Is(err, ErrNoHistory) {
+		t.Errorf("applying without a cluster = %v, want a HistoryError", err)
+	}
+}
+
+// An apply renders the revision the history decides with a seed of its own, compares Helm's
+// stream with the rendering as it is and the plan with what the plan showed, and leaves the
+// next plan its seed, what it drew and the digests its markers are kept by.
+func TestRequest_apply(t *testing.T) {
+	cluster, _ := countingCluster(t)
+	req := Prepare(context.Background(), cluster, webInputs(nil))
+	previous := map[string]string{"ConfigMap/web": "shown by an earlier plan"}
+	a, err := req.Apply(context.Background(), &Recorded{Manifests: previous})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Next.Operation != helmrelease.OperationInstall || a.Rendering.Options.Revision != 1 {
+		t.Errorf("apply = %s of revision %d, want an install of revision 1", a.Next.Operation, a.Rendering.Options.Revision)
+	}
+	if len(req.Generated.Seed) != 32 || string(a.Rendering.Options.Seed) != string(req.Generated.Seed) {
+		t.Errorf("the apply rendered with seed %x, the request holds %x; want one drawn seed", a.Rendering.Options.Seed, req.Generated.Seed)
+	}
+	if !maps.Equal(a.Stream, a.Rendering.Redacted.Manifests) {
+		t.Errorf("Helm's stream is compared with something else than the rendering")
+	}
+	gen, rec, err := req.Applied(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(gen.Seed) != string(req.Generated.Seed) || string(rec.Key) != string(req.RedactionRecord.Key) || len(rec.Digests) != len(a.Stream) {
+		t.Errorf("Applied = seed %x, key %x, %d digests; want the request's seed and key and one digest per object", gen.Seed, rec.Key, len(rec.Digests))
+	}
+	if !strings.Contains(req.Redactor.String("password="+testPassword), "sensitive value") {
+		t.Errorf("the request's redactor does not hide the password once rendered")
+	}
+}

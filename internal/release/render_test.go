@@ -1,0 +1,49 @@
+package release
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
+)
+
+// A plan without the cluster takes drawn values, their traces and the seed from what the last
+// apply drew.
+func TestRendering_drawnIsTheNextPlansPrior(t *testing.T) {
+	applied := &Rendering{Rendered: &chart.Rendered{
+		Files:   map[string]string{"web/templates/a.yaml": "kind: ConfigMap\n", "web/templates/secret.yaml": "kind: Secret\ndata: {password: eA==}\n"},
+		Varying: []string{"web/templates/secret.yaml"},
+		Traces:  map[string]string{"web/templates/secret.yaml|Secret|false|0|/data/password": "abc"},
+	}}
+	gen := applied.Drawn([]byte("seed"))
+	offline := Prepare(context.Background(), nil, Inputs{Namespace: testNamespace, Name: "web", Generated: gen})
+	want := chart.Prior{
+		Documents: []chart.Document{{Source: "web/templates/secret.yaml", Text: applied.Rendered.Files["web/templates/secret.yaml"]}},
+		Traces:    applied.Rendered.Traces,
+	}
+	if got := offline.Prior(); !reflect.DeepEqual(got, want) || string(gen.Seed) != "seed" {
+		t.Errorf("Prior = %v, seed %q; want %v, seed %q", got, gen.Seed, want, "seed")
+	}
+	if again, err := gen.WithSeed(); err != nil || string(again.Seed) != "seed" {
+		t.Errorf("a release's seed is drawn again: %q, %v", again.Seed, err)
+	}
+	if drawn, err := (Generated{}).WithSeed(); err != nil || len(drawn.Seed) != 32 {
+		t.Errorf("a release without a seed gets %q, %v", drawn.Seed, err)
+	}
+}
+
+// With the history read, drawn values come from what Helm recorded, and a release Helm does
+// not know keeps none, whatever the private state says.
+func TestRequest_priorFromTheHistory(t *testing.T) {
+	kept := Generated{Documents: []chart.Document{{Source: "app/templates/old.yaml", Text: "kind: Secret\n"}}}
+	cluster, _ := countingCluster(t, storedRelease(1, "deployed"))
+	got := Prepare(context.Background(), cluster, Inputs{Namespace: testNamespace, Name: "app", Generated: kept}).Prior()
+	if len(got.Documents) != 1 || got.Documents[0].Source != "app/templates/cm.yaml" {
+		t.Errorf("Prior with the history = %+v, want the recorded manifest's document", got.Documents)
+	}
+	gone, _ := countingCluster(t)
+	if got := Prepare(context.Background(), gone, Inputs{Namespace: testNamespace, Name: "app", Generated: kept}).Prior(); got.Documents != nil {
+		t.Errorf("Prior of a release Helm does not know = %+v, want none", got.Documents)
+	}
+}

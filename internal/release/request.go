@@ -1,0 +1,131 @@
+// Package release is the core of a Helm release's life, free of Terraform's framework: what
+// one plan, apply or refresh of a release reads of the cluster, read once and handed to every
+// step that needs it.
+package release
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	rcommon "helm.sh/helm/v4/pkg/release/common"
+	helmv1 "helm.sh/helm/v4/pkg/release/v1"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+)
+
+// Cluster is what a request reads of the cluster: the release's record in Helm's storage,
+// and the objects a chart's lookup answers from (helmrelease.Client).
+type Cluster interface {
+	// History returns every stored revision of the release, oldest first, none when it does
+	// not exist: one read of Helm's storage.
+	History(ctx context.Context, namespace, name string) ([]*helmv1.Release, error)
+	// Lookup answers a chart's lookup for a release in namespace.
+	Lookup(namespace string) chart.Objects
+}
+
+// Request is one plan, apply or refresh of a release, prepared once: its inputs, Helm's
+// history of it, read once, one source of lookup answers shared by every rendering of the
+// request, and the chart, loaded once.
+type Request struct {
+	Inputs
+	// History is what Helm's storage held when the request was prepared.
+	History History
+	// Lookup answers the lookups of every rendering of the request, each answer read once;
+	// nil without a cluster, where lookup finds nothing (as with helm template).
+	Lookup chart.Objects
+	loaded *loadedChart
+}
+
+// Prepare reads what a request for in needs of cluster, nil when there is none (a plan with
+// the provider's kube_version, or a cluster that cannot be reached).
+func Prepare(ctx context.Context, cluster Cluster, in Inputs) *Request {
+	namespace, name := in.Namespace, in.Name
+	req := &Request{Inputs: in}
+	if cluster == nil {
+		return req
+	}
+	revisions, err := cluster.History(ctx, namespace, name)
+	req.History = History{Read: err == nil, Revisions: revisions, Err: err}
+	req.Lookup = &onceObjects{objects: cluster.Lookup(namespace), read: map[lookupCall]lookupAnswer{}}
+	return req
+}
+
+// History is a snapshot of a release's revisions in Helm's storage.
+type History struct {
+	// Read says the snapshot was read from the cluster; without it, Err says why not, or
+	// there was no cluster to read.
+	Read bool
+	Err  error
+	// Revisions are oldest first.
+	Revisions []*helmv1.Release
+}
+
+// ErrNoHistory is returned for a history that was not read from a cluster.
+var ErrNoHistory = errors.New("the release's history was not read: no cluster")
+
+// unread returns why h was not read.
+func (h History) unread() error {
+	if h.Err != nil {
+		return h.Err
+	}
+	return ErrNoHistory
+}
+
+// Last returns the newest revision of the release, or helmrelease.ErrNotFound. A release
+// whose newest revision is uninstalled (a kept history) counts as not found.
+func (h History) Last(namespace, name string) (*helmv1.Release, error) {
+	if !h.Read {
+		return nil, h.unread()
+	}
+	var last *helmv1.Release
+	for _, r := range h.Revisions {
+		if last == nil || r.Version > last.Version {
+			last = r
+		}
+	}
+	if last == nil || last.Info == nil || last.Info.Status == rcommon.StatusUninstalled {
+		return nil, fmt.Errorf("release %s in namespace %s: %w", name, namespace, helmrelease.ErrNotFound)
+	}
+	return last, nil
+}
+
+// Next returns the next apply of the release, decided from its history.
+func (h History) Next() (helmrelease.Next, error) {
+	if !h.Read {
+		return helmrelease.Next{}, h.unread()
+	}
+	return helmrelease.DecideFromHistory(h.Revisions), nil
+}
+
+// lookupCall is one question to the cluster's objects.
+type lookupCall struct{ apiVersion, kind, namespace, name string }
+
+// lookupAnswer is what the cluster's objects answered.
+type lookupAnswer struct {
+	content map[string]any
+	err     error
+}
+
+// onceObjects answers each lookup from objects once, however many renderings ask.
+type onceObjects struct {
+	objects chart.Objects
+	mu      sync.Mutex
+	read    map[lookupCall]lookupAnswer
+}
+
+func (o *onceObjects) Lookup(ctx context.Context, apiVersion, kind, namespace, name string) (map[string]any, error) {
+	call := lookupCall{apiVersion, kind, namespace, name}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	a, ok := o.read[call]
+	if !ok {
+		a.content, a.err = o.objects.Lookup(ctx, apiVersion, kind, namespace, name)
+		o.read[call] = a
+	}
+	copied, _ := manifest.DeepCopy(a.content).(map[string]any)
+	return copied, a.err
+}
