@@ -67,11 +67,10 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	unknownOutcome := false
 	for attempt := 1; ; attempt++ {
 		resp, err := t.next.RoundTrip(t.rewound(req, attempt))
-		if unknownOutcome && err == nil && resp.StatusCode == http.StatusConflict {
-			// Our earlier create landed after all.
-			if found := t.lookUp(req); found != nil {
+		if unknownOutcome && err == nil {
+			if settled := t.settledByEarlierAttempt(req, resp); settled != nil {
 				drain(resp)
-				return found, nil
+				return settled, nil
 			}
 		}
 		fault, reason := transient.Classify(resp, err)
@@ -79,8 +78,8 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if action == transient.GiveUp {
 			return resp, err
 		}
+		unknownOutcome = unknownOutcome || transient.OutcomeUnknown(fault)
 		if action == transient.LookUp {
-			unknownOutcome = true
 			found := t.lookUp(req)
 			if found == nil && !t.canRepeatCreate(req) {
 				return resp, err
@@ -105,6 +104,24 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		case <-time.After(wait):
 		}
 	}
+}
+
+// settledByEarlierAttempt answers for a request repeated after an attempt that may have landed:
+// a create that now conflicts is looked up and answered as created when it exists, and a delete
+// that now finds nothing is answered as done. It returns nil for any other answer.
+func (t *retryTransport) settledByEarlierAttempt(req *http.Request, resp *http.Response) *http.Response {
+	switch {
+	case req.Method == http.MethodPost && resp.StatusCode == http.StatusConflict:
+		return t.lookUp(req)
+	case req.Method == http.MethodDelete && resp.StatusCode == http.StatusNotFound:
+		body := `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success"}`
+		return &http.Response{
+			StatusCode: http.StatusOK, Status: "200 OK", Proto: resp.Proto, ProtoMajor: resp.ProtoMajor, ProtoMinor: resp.ProtoMinor,
+			Header: http.Header{"Content-Type": []string{"application/json"}},
+			Body:   io.NopCloser(strings.NewReader(body)), ContentLength: int64(len(body)), Request: req,
+		}
+	}
+	return nil
 }
 
 func (t *retryTransport) outOfTime(ctx context.Context, start time.Time, wait time.Duration) bool {

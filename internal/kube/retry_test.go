@@ -215,3 +215,24 @@ func TestRetryTransport_firstContactIsNotRetried(t *testing.T) {
 		t.Fatalf("got %v after %v; want the first failure", err, script.seen)
 	}
 }
+
+func TestRetryTransport_aDeleteThatLandedIsDone(t *testing.T) {
+	script := &scriptedTransport{answers: []func(*http.Request) (*http.Response, error){resetConn, answer(404, "{}")}}
+	req := newRequest(t, context.Background(), "DELETE", "/api/v1/namespaces/app/secrets/sh.helm.release.v1.app.v2", "", "")
+	resp, err, _ := roundTrip(t, script, req)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("got %v, %v; want the delete answered as done", resp, err)
+	}
+	if len(script.seen) != 2 {
+		t.Fatalf("sent %v; want the delete twice", script.seen)
+	}
+}
+
+func TestRetryTransport_aDeleteOfNothingIsStillNotFound(t *testing.T) {
+	script := &scriptedTransport{answers: []func(*http.Request) (*http.Response, error){answer(429, ""), answer(404, "{}")}}
+	req := newRequest(t, context.Background(), "DELETE", configMapsPath+"/settings", "", "")
+	resp, err, _ := roundTrip(t, script, req)
+	if err != nil || resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("got %v, %v; want 404: a throttled delete never landed", resp, err)
+	}
+}

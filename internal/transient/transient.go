@@ -138,6 +138,13 @@ func Decide(method, contentType string, fault Fault) Action {
 	return GiveUp
 }
 
+// OutcomeUnknown says whether a request that met the fault may have been carried out: then a
+// repeated create that answers 409 or a repeated delete that answers 404 is the first one's
+// doing, not a failure.
+func OutcomeUnknown(f Fault) bool {
+	return f == Interrupted || f == Unavailable
+}
+
 // Backoff is the wait before attempt n (1 for the first repetition): 250ms doubling to at most
 // 4s, spread by jitter in [0,1) over up to a quarter more, so that many clients that failed
 // together do not come back together.

@@ -114,3 +114,11 @@ func TestBackoff_doublesToACapWithBoundedJitter(t *testing.T) {
 		}
 	}
 }
+
+func TestOutcomeUnknown_onlyWhenTheRequestMayHaveLanded(t *testing.T) {
+	for fault, want := range map[Fault]bool{None: false, NotSent: false, Throttled: false, Interrupted: true, Unavailable: true} {
+		if got := OutcomeUnknown(fault); got != want {
+			t.Errorf("OutcomeUnknown(%d) = %v, want %v", fault, got, want)
+		}
+	}
+}

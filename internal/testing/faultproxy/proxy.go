@@ -102,7 +102,8 @@ func (p *Proxy) addLatency(stream string, d time.Duration) error {
 }
 
 // ResetEvery resets every open connection each interval until the returned stop is called
-// or ctx ends. stop waits for the schedule to end and returns the first error of a reset.
+// or ctx ends. stop waits for the schedule to end and returns the error of a reset that
+// ended it; calling it again returns the same.
 func (p *Proxy) ResetEvery(ctx context.Context, interval time.Duration) (stop func() error) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
@@ -122,8 +123,13 @@ func (p *Proxy) ResetEvery(ctx context.Context, interval time.Duration) (stop fu
 			}
 		}
 	}()
+	var once sync.Once
+	var err error
 	return func() error {
-		cancel()
-		return <-done
+		once.Do(func() {
+			cancel()
+			err = <-done
+		})
+		return err
 	}
 }
