@@ -70,13 +70,13 @@ func newRequest(t *testing.T, ctx context.Context, method, path, contentType, bo
 	return req
 }
 
-func roundTrip(t *testing.T, script *scriptedTransport, req *http.Request) (*http.Response, error, []Retry) {
+func roundTrip(t *testing.T, script *scriptedTransport, req *http.Request) (*http.Response, []Retry, error) {
 	t.Helper()
 	var retries []Retry
 	rt := &retryTransport{next: script, server: "https://127.0.0.1:6443", retryFor: time.Minute, now: time.Now,
 		onRetry: func(r Retry) { retries = append(retries, r) }}
 	resp, err := rt.RoundTrip(req)
-	return resp, err, retries
+	return resp, retries, err
 }
 
 const (
@@ -87,7 +87,7 @@ const (
 func TestRetryTransport_repeatsAnApplyAcrossResets(t *testing.T) {
 	script := &scriptedTransport{answers: []func(*http.Request) (*http.Response, error){resetConn, resetConn, answer(200, "{}")}}
 	req := newRequest(t, context.Background(), "PATCH", configMapsPath+"/settings", "application/apply-patch+yaml", configMapBody)
-	resp, err, retries := roundTrip(t, script, req)
+	resp, retries, err := roundTrip(t, script, req)
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("got %v, %v; want 200", resp, err)
 	}
@@ -107,7 +107,7 @@ func TestRetryTransport_repeatsAnApplyAcrossResets(t *testing.T) {
 func TestRetryTransport_neverRepeatsAJSONPatchWhoseOutcomeIsUnknown(t *testing.T) {
 	script := &scriptedTransport{answers: []func(*http.Request) (*http.Response, error){resetConn, answer(200, "{}")}}
 	req := newRequest(t, context.Background(), "PATCH", configMapsPath+"/settings", "application/json-patch+json", `[{"op":"add","path":"/data/a","value":"b"}]`)
-	if _, err, _ := roundTrip(t, script, req); !errors.Is(err, syscall.ECONNRESET) {
+	if _, _, err := roundTrip(t, script, req); !errors.Is(err, syscall.ECONNRESET) {
 		t.Fatalf("err = %v; want the reset itself", err)
 	}
 	if len(script.seen) != 1 {
@@ -118,7 +118,7 @@ func TestRetryTransport_neverRepeatsAJSONPatchWhoseOutcomeIsUnknown(t *testing.T
 func TestRetryTransport_aCreateThatLandedIsNotRepeated(t *testing.T) {
 	script := &scriptedTransport{answers: []func(*http.Request) (*http.Response, error){resetConn, answer(200, configMapBody)}}
 	req := newRequest(t, context.Background(), "POST", configMapsPath, "application/json", configMapBody)
-	resp, err, _ := roundTrip(t, script, req)
+	resp, _, err := roundTrip(t, script, req)
 	if err != nil || resp.StatusCode != http.StatusCreated {
 		t.Fatalf("got %v, %v; want the object found, as 201", resp, err)
 	}
@@ -134,7 +134,7 @@ func TestRetryTransport_aCreateThatLandedIsNotRepeated(t *testing.T) {
 func TestRetryTransport_aCreateThatDidNotLandIsRepeated(t *testing.T) {
 	script := &scriptedTransport{answers: []func(*http.Request) (*http.Response, error){resetConn, answer(404, "{}"), answer(201, configMapBody)}}
 	req := newRequest(t, context.Background(), "POST", configMapsPath, "application/json", configMapBody)
-	resp, err, _ := roundTrip(t, script, req)
+	resp, _, err := roundTrip(t, script, req)
 	if err != nil || resp.StatusCode != http.StatusCreated {
 		t.Fatalf("got %v, %v; want 201", resp, err)
 	}
@@ -148,7 +148,7 @@ func TestRetryTransport_aCreateThatLandedLateIsFoundAfterItsConflict(t *testing.
 	script := &scriptedTransport{answers: []func(*http.Request) (*http.Response, error){
 		answer(504, ""), answer(404, "{}"), answer(409, "{}"), answer(200, configMapBody)}}
 	req := newRequest(t, context.Background(), "POST", configMapsPath, "application/json", configMapBody)
-	resp, err, _ := roundTrip(t, script, req)
+	resp, _, err := roundTrip(t, script, req)
 	if err != nil || resp.StatusCode != http.StatusCreated {
 		t.Fatalf("got %v, %v; want the object found, as 201", resp, err)
 	}
@@ -160,7 +160,7 @@ func TestRetryTransport_aCreateThatLandedLateIsFoundAfterItsConflict(t *testing.
 func TestRetryTransport_aCreateWithAGeneratedNameIsNotRepeated(t *testing.T) {
 	script := &scriptedTransport{answers: []func(*http.Request) (*http.Response, error){resetConn, answer(201, "{}")}}
 	req := newRequest(t, context.Background(), "POST", configMapsPath, "application/json", `{"metadata":{"generateName":"job-"}}`)
-	if _, err, _ := roundTrip(t, script, req); err == nil {
+	if _, _, err := roundTrip(t, script, req); err == nil {
 		t.Fatal("a create of unknown outcome that cannot be looked up succeeded; want its error")
 	}
 	if len(script.seen) != 1 {
@@ -171,7 +171,7 @@ func TestRetryTransport_aCreateWithAGeneratedNameIsNotRepeated(t *testing.T) {
 func TestRetryTransport_leavesRetryAfterToClientGo(t *testing.T) {
 	script := &scriptedTransport{answers: []func(*http.Request) (*http.Response, error){retryAfter(429, "3"), answer(200, "{}")}}
 	req := newRequest(t, context.Background(), "GET", configMapsPath, "", "")
-	resp, err, _ := roundTrip(t, script, req)
+	resp, _, err := roundTrip(t, script, req)
 	if err != nil || resp.StatusCode != 429 || len(script.seen) != 1 {
 		t.Fatalf("got %v, %v after %v; want the 429 handed on at once", resp, err, script.seen)
 	}
@@ -180,7 +180,7 @@ func TestRetryTransport_leavesRetryAfterToClientGo(t *testing.T) {
 func TestRetryTransport_repeatsGatewayErrorsAndThrottling(t *testing.T) {
 	script := &scriptedTransport{answers: []func(*http.Request) (*http.Response, error){answer(502, ""), answer(429, ""), answer(503, ""), answer(200, "{}")}}
 	req := newRequest(t, context.Background(), "DELETE", configMapsPath+"/settings", "", "")
-	resp, err, retries := roundTrip(t, script, req)
+	resp, retries, err := roundTrip(t, script, req)
 	if err != nil || resp.StatusCode != 200 || len(retries) != 3 {
 		t.Fatalf("got %v, %v with retries %v; want 200 after three", resp, err, retries)
 	}
@@ -191,7 +191,7 @@ func TestRetryTransport_namesTheFaultThatOutlastsTheDeadline(t *testing.T) {
 	defer cancel()
 	script := &scriptedTransport{answers: []func(*http.Request) (*http.Response, error){resetConn}}
 	start := time.Now()
-	_, err, _ := roundTrip(t, script, newRequest(t, ctx, "GET", configMapsPath, "", ""))
+	_, _, err := roundTrip(t, script, newRequest(t, ctx, "GET", configMapsPath, "", ""))
 	var unanswered *UnansweredError
 	if !errors.As(err, &unanswered) {
 		t.Fatalf("err = %v; want an UnansweredError", err)
@@ -211,7 +211,7 @@ func TestRetryTransport_namesTheFaultThatOutlastsTheDeadline(t *testing.T) {
 func TestRetryTransport_firstContactIsNotRetried(t *testing.T) {
 	script := &scriptedTransport{answers: []func(*http.Request) (*http.Response, error){resetConn, answer(200, "{}")}}
 	req := newRequest(t, withoutRetries(context.Background()), "GET", "/version", "", "")
-	if _, err, _ := roundTrip(t, script, req); err == nil || len(script.seen) != 1 {
+	if _, _, err := roundTrip(t, script, req); err == nil || len(script.seen) != 1 {
 		t.Fatalf("got %v after %v; want the first failure", err, script.seen)
 	}
 }
@@ -219,7 +219,7 @@ func TestRetryTransport_firstContactIsNotRetried(t *testing.T) {
 func TestRetryTransport_aDeleteThatLandedIsDone(t *testing.T) {
 	script := &scriptedTransport{answers: []func(*http.Request) (*http.Response, error){resetConn, answer(404, "{}")}}
 	req := newRequest(t, context.Background(), "DELETE", "/api/v1/namespaces/app/secrets/sh.helm.release.v1.app.v2", "", "")
-	resp, err, _ := roundTrip(t, script, req)
+	resp, _, err := roundTrip(t, script, req)
 	if err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("got %v, %v; want the delete answered as done", resp, err)
 	}
@@ -231,7 +231,7 @@ func TestRetryTransport_aDeleteThatLandedIsDone(t *testing.T) {
 func TestRetryTransport_aDeleteOfNothingIsStillNotFound(t *testing.T) {
 	script := &scriptedTransport{answers: []func(*http.Request) (*http.Response, error){answer(429, ""), answer(404, "{}")}}
 	req := newRequest(t, context.Background(), "DELETE", configMapsPath+"/settings", "", "")
-	resp, err, _ := roundTrip(t, script, req)
+	resp, _, err := roundTrip(t, script, req)
 	if err != nil || resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("got %v, %v; want 404: a throttled delete never landed", resp, err)
 	}
