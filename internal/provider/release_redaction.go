@@ -46,17 +46,3 @@ func writeRedactionRecord(ctx context.Context, private privateSetter, rec manife
 	}
 	return private.SetKey(ctx, redactionPrivateKey, data)
 }
-
-// withKey returns rec with a key, drawing one when it has none.
-func withKey(rec manifest.RedactionRecord, diags *diag.Diagnostics) (manifest.RedactionRecord, bool) {
-	if rec.Key != nil {
-		return rec, true
-	}
-	key, err := manifest.NewRedactionKey()
-	if err != nil {
-		diags.AddError("Unable to Record Release", fmt.Sprintf("No key for the release's markers could be drawn.\n\n%v", err))
-		return rec, false
-	}
-	rec.Key = key
-	return rec, true
-}

@@ -72,6 +72,8 @@ func (m *releaseModel) releaseInputs(ctx context.Context, env *renderEnv, privat
 		Redactor:        redactorFor(m),
 		RedactionRecord: readRedactionRecord(ctx, private),
 		Generated:       readGenerated(ctx, private),
+		Imported:        wasImported(ctx, private),
+		Ignore:          m.ignoreRules(ctx),
 	}
 	diags.Append(m.Values.ElementsAs(ctx, &in.Values.Documents, false)...)
 	diags.Append(m.Set.ElementsAs(ctx, &in.Values.Set, false)...)
@@ -289,7 +291,7 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	var onlyIgnoredDiffer func(map[string]string) bool
 	if state != nil {
 		onlyIgnoredDiffer = func(rendered map[string]string) bool {
-			return r.onlyIgnoredDiffer(ctx, env, &plan, state, env.request.RedactionRecord, rendered)
+			return r.onlyIgnoredDiffer(ctx, env, &plan, state, rendered)
 		}
 	}
 	planned, err := env.request.Plan(ctx, recordedOf(state), onlyIgnoredDiffer)
@@ -330,7 +332,7 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 // the plan's ignore_differences ignore: the live objects are read again with the plan's rules
 // (the state's were refreshed with the state's, and not at all with -refresh=false), so a rule
 // takes effect in the plan that adds it, and a difference it ignores never upgrades the release.
-func (r *releaseResource) onlyIgnoredDiffer(ctx context.Context, env *renderEnv, plan, state *releaseModel, rec manifest.RedactionRecord, rendered map[string]string) bool {
+func (r *releaseResource) onlyIgnoredDiffer(ctx context.Context, env *renderEnv, plan, state *releaseModel, rendered map[string]string) bool {
 	if env.client == nil || (plan.IgnoreDifferences.Equal(state.IgnoreDifferences) && len(plan.ignoreRules(ctx)) == 0) {
 		return false
 	}
@@ -338,17 +340,8 @@ func (r *releaseResource) onlyIgnoredDiffer(ctx context.Context, env *renderEnv,
 	if err != nil {
 		return false
 	}
-	withRules := *state
-	withRules.IgnoreDifferences = plan.IgnoreDifferences
-	var diags diag.Diagnostics
-	refreshed := r.liveManifests(ctx, env, &withRules, rel, rec, nil, &diags)
-	return !diags.HasError() && sameManifests(rendered, refreshed)
-}
-
-// sameManifests reports whether rendered equals the known manifests of a state.
-func sameManifests(rendered map[string]string, state types.Map) bool {
-	known, unknown := plannedManifests(state)
-	return !state.IsNull() && !state.IsUnknown() && len(unknown) == 0 && len(known) == len(state.Elements()) && maps.Equal(known, rendered)
+	refreshed, err := env.request.LiveManifests(ctx, rel, recordedOf(state))
+	return err == nil && maps.Equal(rendered, refreshed)
 }
 
 // needsUpgrade reports whether applying plan over state takes a Helm upgrade: the objects or

@@ -53,18 +53,19 @@ func TestNeedsUpgrade(t *testing.T) {
 	}
 }
 
-func TestSameManifests(t *testing.T) {
+// A state shows a rendering when its manifests are known and equal to it (release.Recorded.Shows).
+func TestRecordedOf_shows(t *testing.T) {
 	state := manifestsMap(t, map[string]string{"ConfigMap/a": "x\n", "Secret/b": "y\n"})
-	if !sameManifests(map[string]string{"ConfigMap/a": "x\n", "Secret/b": "y\n"}, state) {
+	if !recordedOf(&releaseModel{Manifests: state}).Shows(map[string]string{"ConfigMap/a": "x\n", "Secret/b": "y\n"}) {
 		t.Error("equal manifests reported different")
 	}
-	if sameManifests(map[string]string{"ConfigMap/a": "x\n"}, state) {
+	if recordedOf(&releaseModel{Manifests: state}).Shows(map[string]string{"ConfigMap/a": "x\n"}) {
 		t.Error("a missing object reported equal")
 	}
-	if sameManifests(map[string]string{"ConfigMap/a": "x\n", "Secret/b": "z\n"}, state) {
+	if recordedOf(&releaseModel{Manifests: state}).Shows(map[string]string{"ConfigMap/a": "x\n", "Secret/b": "z\n"}) {
 		t.Error("a changed object reported equal")
 	}
-	if sameManifests(map[string]string{}, types.MapNull(types.StringType)) {
+	if recordedOf(&releaseModel{Manifests: types.MapNull(types.StringType)}).Shows(map[string]string{}) {
 		t.Error("a null state (import) reported equal")
 	}
 }
