@@ -37,11 +37,12 @@ func readRedactionRecord(ctx context.Context, private privateGetter) manifest.Re
 }
 
 // writeRedactionRecord records rec in private.
-func writeRedactionRecord(ctx context.Context, private privateSetter, rec manifest.RedactionRecord) diag.Diagnostics {
+// d builds its diagnostics.
+func writeRedactionRecord(ctx context.Context, private privateSetter, rec manifest.RedactionRecord, d releaseDiagnostics) diag.Diagnostics {
 	data, err := rec.Encode()
 	if err != nil {
 		var diags diag.Diagnostics
-		diags.AddError("Unable to Record Release", fmt.Sprintf("The redaction record of the release could not be encoded.\n\n%v", err))
+		diags.Append(d.Error("Unable to Record Release", fmt.Sprintf("The redaction record of the release could not be encoded.\n\n%v", err)))
 		return diags
 	}
 	return private.SetKey(ctx, redactionPrivateKey, data)

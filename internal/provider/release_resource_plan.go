@@ -58,7 +58,7 @@ func (r *releaseResource) renderEnvironment(ctx context.Context, m *releaseModel
 	env.request = release.Prepare(ctx, cluster, in)
 	if err := env.request.History.Err; err != nil {
 		tflog.Warn(ctx, "release history unreadable; the next apply is decided from the state and drawn values come from the last apply",
-			map[string]any{"release": m.releaseID(), "error": redactorFor(m).String(err.Error())})
+			map[string]any{"release": m.releaseID(), "error": err.Error()})
 	}
 	return env
 }
@@ -85,6 +85,7 @@ func (m *releaseModel) releaseInputs(ctx context.Context, env *renderEnv, privat
 // clusterEnvironment returns the capabilities and the client a release renders with (see
 // renderEnvironment).
 func (r *releaseResource) clusterEnvironment(ctx context.Context, m *releaseModel, needCluster bool, diags *diag.Diagnostics) *renderEnv {
+	d := m.diagnostics()
 	env := &renderEnv{isNamespaced: manifest.BuiltinIsNamespaced}
 	pinned := r.data != nil && r.data.kubeVersion != ""
 	var extra []string
@@ -101,19 +102,19 @@ func (r *releaseResource) clusterEnvironment(ctx context.Context, m *releaseMode
 		return env
 	}
 	if r.data == nil || r.data.conn == nil {
-		diags.AddError("Provider Not Configured", errNotConfigured.Error())
+		diags.Append(d.Error("Provider Not Configured", errNotConfigured.Error()))
 		return nil
 	}
 	clients, err := r.data.conn.Clients(ctx)
 	if err != nil {
 		if needCluster {
-			diags.Append(connectionDiagnostic(err, "release "+m.releaseID()))
+			diags.Append(d.Redacted(connectionDiagnostic(err, "release "+m.releaseID())))
 			return nil
 		}
-		diags.AddWarning("Rendering Without the Cluster's Capabilities", fmt.Sprintf(
+		diags.Append(d.Warning("Rendering Without the Cluster's Capabilities", fmt.Sprintf(
 			"The cluster could not be reached, so release %s is rendered with Helm's default .Capabilities (Kubernetes version and API "+
 				"versions). Charts that test .Capabilities may render differently at apply, which the apply then refuses. To plan without "+
-				"a cluster, set kube_version (and api_versions) in the provider configuration.\n\n%s", m.releaseID(), redactorFor(m).String(err.Error())))
+				"a cluster, set kube_version (and api_versions) in the provider configuration.\n\n%s", m.releaseID(), err.Error())))
 		env.origin = "Helm's defaults"
 		if len(extra) > 0 {
 			env.apiVersions = append(chart.DefaultAPIVersions(), extra...)
@@ -126,10 +127,10 @@ func (r *releaseResource) clusterEnvironment(ctx context.Context, m *releaseMode
 	}
 	kubeVersion, apiVersions, err := env.client.ServerCapabilities()
 	if err != nil {
-		diags.AddError("Unable to Discover Cluster Capabilities", fmt.Sprintf(
+		diags.Append(d.Error("Unable to Discover Cluster Capabilities", fmt.Sprintf(
 			"The API versions of %s could not be listed, so release %s cannot be rendered the way Helm would render it there. Check the "+
 				"cluster's API services (kubectl get apiservices), or set kube_version and api_versions in the provider configuration.\n\n%v",
-			clients.Source, m.releaseID(), err))
+			clients.Source, m.releaseID(), err)))
 		return nil
 	}
 	env.kubeVersion, env.apiVersions, env.origin = kubeVersion, append(apiVersions, extra...), "the cluster"
@@ -256,6 +257,7 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	}
 	var plan releaseModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	d := plan.diagnostics()
 	var state *releaseModel
 	if !req.State.Raw.IsNull() {
 		state = &releaseModel{}
@@ -274,10 +276,10 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		plan.ChartVersion, plan.AppVersion, plan.ChartDigest = types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
 		plan.Revision, plan.Status = types.Int64Unknown(), types.StringValue(string(rcommon.StatusDeployed))
 		if len(unknown) > 0 {
-			resp.Diagnostics.AddWarning("Manifests Known After Apply", fmt.Sprintf(
+			resp.Diagnostics.Append(d.Warning("Manifests Known After Apply", fmt.Sprintf(
 				"The manifests of release %s cannot be shown in this plan because %s %s not known until apply. The apply renders them once "+
 					"every input is known. To see them in the plan, make these inputs known at plan time (for example, avoid values computed "+
-					"by resources that do not exist yet).", plan.releaseID(), strings.Join(unknown, ", "), pluralVerb(len(unknown))))
+					"by resources that do not exist yet).", plan.releaseID(), strings.Join(unknown, ", "), pluralVerb(len(unknown)))))
 		}
 		plan.URLs = urlsOf(plan.Manifests)
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
@@ -315,8 +317,8 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	}
 	tflog.Debug(ctx, "rendered release", map[string]any{"release": plan.releaseID(), "objects": len(first.Manifests), "capabilities": env.origin, "kube_version": env.kubeVersion})
 
-	manifests, d := plannedElements(first)
-	resp.Diagnostics.Append(d...)
+	manifests, converted := plannedElements(first)
+	resp.Diagnostics.Append(converted...)
 	plan.Manifests = manifests
 	generatedValuesWarning(&plan, first, &resp.Diagnostics)
 	if state == nil || needsUpgrade(&plan, state) {

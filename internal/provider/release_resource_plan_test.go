@@ -87,7 +87,7 @@ func TestValuesErrorPath(t *testing.T) {
 		if got := valuesErrorPath(err); !got.Equal(tt.want) {
 			t.Errorf("valuesErrorPath(%v) = %s, want %s", err, got, tt.want)
 		}
-		d := valuesDiagnostic("ns/web", err, func(s string) string { return s })
+		d := valuesDiagnostic("ns/web", err, noRelease)
 		if at, ok := d.(diag.DiagnosticWithPath); !ok || !at.Path().Equal(tt.want) || !strings.Contains(d.Detail(), tt.want.String()+": ") {
 			t.Errorf("valuesDiagnostic(%v) = %v: %q, want it at %s and naming it", err, d, d.Detail(), tt.want)
 		}

@@ -22,7 +22,7 @@ func (r *releaseResource) Read(ctx context.Context, req resource.ReadRequest, re
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	id := state.releaseID()
+	id, d := state.releaseID(), state.diagnostics()
 	env := r.renderEnvironment(ctx, &state, true, req.Private, &resp.Diagnostics)
 	if env == nil {
 		return
@@ -47,20 +47,20 @@ func (r *releaseResource) Read(ctx context.Context, req resource.ReadRequest, re
 		state.AppVersion = types.StringValue(rel.Chart.Metadata.AppVersion)
 	}
 	if rel.Info.Status.IsPending() {
-		resp.Diagnostics.Append(pendingWarning(id, rel, state.RecoverPending.ValueBool()))
+		resp.Diagnostics.Append(pendingWarning(d, id, rel, state.RecoverPending.ValueBool()))
 	}
 	if hidden := refreshed.EveryStringHidden; hidden != nil {
 		if hidden.Err != "" {
 			tflog.Debug(ctx, "the recorded chart of an imported release could not be redacted", map[string]any{"release": id, "error": hidden.Err})
 		}
-		resp.Diagnostics.Append(everyStringHiddenWarning(id, hidden.Reason))
+		resp.Diagnostics.Append(everyStringHiddenWarning(d, id, hidden.Reason))
 	}
 	if refreshed.RecordChanged {
-		resp.Diagnostics.Append(writeRedactionRecord(ctx, resp.Private, refreshed.RedactionRecord)...)
+		resp.Diagnostics.Append(writeRedactionRecord(ctx, resp.Private, refreshed.RedactionRecord, d)...)
 		resp.Diagnostics.Append(clearImported(ctx, resp.Private)...)
 	}
-	manifests, d := types.MapValueFrom(ctx, types.StringType, refreshed.Manifests)
-	resp.Diagnostics.Append(d...)
+	manifests, converted := types.MapValueFrom(ctx, types.StringType, refreshed.Manifests)
+	resp.Diagnostics.Append(converted...)
 	tflog.Debug(ctx, "refreshed release objects", map[string]any{"release": id, "manifests": len(refreshed.Manifests)})
 	state.Manifests = manifests
 	state.URLs = urlsOf(state.Manifests)
@@ -69,30 +69,30 @@ func (r *releaseResource) Read(ctx context.Context, req resource.ReadRequest, re
 
 // readDiagnostic says why a refresh of the release of m failed (release.ReadError).
 func readDiagnostic(m *releaseModel, err error) diag.Diagnostic {
-	id, redacted := m.releaseID(), redactorFor(m).String(err.Error())
+	id, d := m.releaseID(), m.diagnostics()
 	var failed *release.ReadError
 	if !errors.As(err, &failed) {
-		return diag.NewErrorDiagnostic("Unable to Read Release", fmt.Sprintf("Release %s could not be read.\n\n%s", id, redacted))
+		return d.Error("Unable to Read Release", fmt.Sprintf("Release %s could not be read.\n\n%s", id, err))
 	}
-	redacted = redactorFor(m).String(failed.Err.Error())
+	redacted := failed.Err
 	switch failed.Step {
 	case release.ReadHistory:
-		return diag.NewErrorDiagnostic("Unable to Read Release", fmt.Sprintf("The history of release %s could not be read.\n\n%s", id, redacted))
+		return d.Error("Unable to Read Release", fmt.Sprintf("The history of release %s could not be read.\n\n%s", id, redacted))
 	case release.ReadKey:
-		return diag.NewErrorDiagnostic("Unable to Record Release", fmt.Sprintf("No key for the markers of release %s could be drawn.\n\n%s", id, redacted))
+		return d.Error("Unable to Record Release", fmt.Sprintf("No key for the markers of release %s could be drawn.\n\n%s", id, redacted))
 	case release.ReadRecorded:
-		return diag.NewErrorDiagnostic("Unable to Read Release", fmt.Sprintf("The manifest Helm recorded for release %s revision %d cannot be read.\n\n%s", id, failed.Revision, redacted))
+		return d.Error("Unable to Read Release", fmt.Sprintf("The manifest Helm recorded for release %s revision %d cannot be read.\n\n%s", id, failed.Revision, redacted))
 	case release.ReadLive:
-		return diag.NewErrorDiagnostic("Unable to Read Release Objects", fmt.Sprintf("The live objects of release %s could not be read.\n\n%s", id, redacted))
+		return d.Error("Unable to Read Release Objects", fmt.Sprintf("The live objects of release %s could not be read.\n\n%s", id, redacted))
 	default:
-		return diag.NewErrorDiagnostic("Unable to Read Release Objects", fmt.Sprintf("The live objects of release %s could not be turned into manifests.\n\n%s", id, redacted))
+		return d.Error("Unable to Read Release Objects", fmt.Sprintf("The live objects of release %s could not be turned into manifests.\n\n%s", id, redacted))
 	}
 }
 
 // everyStringHiddenWarning says that the manifests of imported release id hide every string
-// value, and why.
-func everyStringHiddenWarning(id, reason string) diag.Diagnostic {
-	return diag.NewWarningDiagnostic("Imported Manifests Hide Every Value", fmt.Sprintf(
+// value, and why. d builds it.
+func everyStringHiddenWarning(d releaseDiagnostics, id, reason string) diag.Diagnostic {
+	return d.Warning("Imported Manifests Hide Every Value", fmt.Sprintf(
 		"The manifests of imported release %s hide every string value of its objects but their names, since which of them its "+
 			"chart derives from sensitive values (a password URL-escaped in a connection string, hashed into an annotation) cannot "+
 			"be told: %s. The next change applied with the configuration shows the manifests as set_sensitive and values_sensitive "+
