@@ -136,7 +136,7 @@ func (r *Request) liveManifests(ctx context.Context, last *helmv1.Release, recor
 	}
 	isNamespaced := r.Capabilities.IsNamespaced
 	// Only the keys of the recorded objects are needed: they tell objects from hooks and CRDs.
-	desiredKeys, err := manifest.NewRedactor(nil).Keys(desired, r.Namespace, isNamespaced)
+	desiredKeys, err := manifest.Keys(desired, r.Namespace, isNamespaced)
 	if err != nil {
 		return nil, failed(ReadManifests, err)
 	}
@@ -196,7 +196,7 @@ func (r *Request) liveRedactor(desired []manifest.Object, recorded *Recorded, re
 	notSecrets := slices.DeleteFunc(slices.Clone(desired), func(obj manifest.Object) bool {
 		return obj["kind"] == "Secret" && obj["apiVersion"] == "v1"
 	})
-	applied, err := manifest.NewRedactor(nil).Manifests(notSecrets, r.Namespace, r.Capabilities.IsNamespaced)
+	applied, err := manifest.Manifests(notSecrets, r.Namespace, r.Capabilities.IsNamespaced)
 	if err != nil {
 		return plain
 	}

@@ -204,7 +204,7 @@ func (r *Request) Render(ctx context.Context, target helmrelease.Target) (*Rende
 // generatedKeys returns the keys of the objects of rendered that hold values the chart
 // generated afresh, which a plan cannot show.
 func generatedKeys(rendered *chart.Rendered, namespace string, isNamespaced func(apiVersion, kind string) bool) []string {
-	keys, err := manifest.NewRedactor(nil).Keys(rendered.Generated, namespace, isNamespaced)
+	keys, err := manifest.Keys(rendered.Generated, namespace, isNamespaced)
 	if err != nil {
 		return nil // the rendering's own manifests already passed the same check
 	}
