@@ -144,10 +144,10 @@ func recordedOf(state *releaseModel) *release.Recorded {
 	if state == nil {
 		return nil
 	}
-	known, unknown := plannedManifests(state.Manifests)
+	known, complete := completeManifests(state.Manifests)
 	return &release.Recorded{
 		Manifests: known,
-		Complete:  !state.Manifests.IsNull() && !state.Manifests.IsUnknown() && len(unknown) == 0 && len(known) == len(state.Manifests.Elements()),
+		Complete:  complete,
 		Revision:  int(state.Revision.ValueInt64()), Status: rcommon.Status(state.Status.ValueString()),
 		ChartVersion: state.ChartVersion.ValueString(),
 	}
