@@ -97,6 +97,7 @@ type releaseModel struct {
 	ForceReplace          types.Bool   `tfsdk:"force_replace"`
 	PlanChecks            types.String `tfsdk:"plan_checks"`
 	IgnoreDifferences     types.List   `tfsdk:"ignore_differences"`
+	Patches               types.List   `tfsdk:"patches"`
 	Manifests             types.Map    `tfsdk:"manifests"`
 	Revision              types.Int64  `tfsdk:"revision"`
 	Status                types.String `tfsdk:"status"`
@@ -311,6 +312,7 @@ func (r *releaseResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 				Validators: []validator.String{stringvalidator.OneOf(releaseCascades...)},
 			},
 			"ignore_differences": ignoreDifferencesAttribute(),
+			"patches":            patchesAttribute(),
 			"manifests": schema.MapAttribute{
 				Computed:    true,
 				ElementType: types.StringType,

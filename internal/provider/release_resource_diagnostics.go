@@ -12,6 +12,7 @@ import (
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/drift"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/patch"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/release"
 )
 
@@ -181,6 +182,11 @@ func renderDiagnostic(m *releaseModel, err error) diag.Diagnostic {
 				"chart must exist in the repository at a version that matches.\n\n%s", id, redact(failed.Err.Error())))
 	case release.StepValues:
 		return valuesDiagnostic(id, failed.Err, redact)
+	case release.StepPatch:
+		if perr, ok := errors.AsType[*patch.Error](failed.Err); ok {
+			return patchDiagnostic(path.Root("patches").AtListIndex(perr.Index), "Unable to Patch Chart", perr, redact(perr.Error()))
+		}
+		return diag.NewAttributeErrorDiagnostic(path.Root("patches"), "Unable to Patch Chart", redact(failed.Err.Error()))
 	case release.StepRender:
 		return diag.NewAttributeErrorDiagnostic(at, "Unable to Render Chart", fmt.Sprintf(
 			"Helm could not render chart %s %s for release %s. The message names the template file and line; fix the template or the values it uses.\n\n%s",
