@@ -93,6 +93,7 @@ type releaseModel struct {
 	MaxHistory            types.Int64  `tfsdk:"max_history"`
 	Description           types.String `tfsdk:"description"`
 	RecoverPending        types.Bool   `tfsdk:"recover_pending"`
+	RunTests              types.Bool   `tfsdk:"run_tests"`
 	Cascade               types.String `tfsdk:"cascade"`
 	ForceReplace          types.Bool   `tfsdk:"force_replace"`
 	PlanChecks            types.String `tfsdk:"plan_checks"`
@@ -268,6 +269,15 @@ func (r *releaseResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 					"from which pipeline, job, commit and merge request. Whether or not it is set, every revision also carries the release labels " +
 					quoted(gitlab.ReleaseLabels) + " (pipeline and job IDs, commit SHA, merge request IID, user login, as valid label values), " +
 					"so `helm list --selector " + gitlab.ReleaseLabelUser + "=<login>` finds a user's releases.",
+			},
+			"run_tests": schema.BoolAttribute{
+				Optional: true,
+				Computed: true,
+				Default:  booldefault.StaticBool(false),
+				MarkdownDescription: "Run the chart's test hooks (`helm.sh/hook: test`) after every install or upgrade that succeeded, as " +
+					"`helm test` does, and fail the apply when one fails, naming its pod and why. With `atomic`, a failed test undoes the " +
+					"revision as a failed rollout does. Test hooks are deleted as their `helm.sh/hook-delete-policy` says and never " +
+					"appear in `manifests`. Default `false`.",
 			},
 			"recover_pending": schema.BoolAttribute{
 				Optional: true,

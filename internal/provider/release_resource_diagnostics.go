@@ -94,8 +94,14 @@ func applyDiagnostic(id string, creating bool, redactor *manifest.Redactor, err 
 		failed   *helmrelease.FailedError
 		blocked  *helmrelease.BlockedError
 		timeout  *helmrelease.TimeoutError
+		tested   *helmrelease.TestError
 	)
 	switch {
+	case errors.As(err, &tested):
+		return diag.NewErrorDiagnostic("Release Test Failed", fmt.Sprintf(
+			"Release %s was applied, but a test hook of its chart failed, and run_tests is set. The message names the hook, its pod "+
+				"and why it failed; see its log with `kubectl logs` while its hook-delete-policy keeps it, fix the release or its test, "+
+				"and apply again.\n\n%s", id, redactor.String(err.Error())))
 	case errors.As(err, &mismatch):
 		return planMismatchDiagnostic(id, mismatch)
 	case errors.As(err, &changed):
