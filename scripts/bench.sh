@@ -35,6 +35,12 @@
 #                        `go tool pprof -top` of each operation in the report (default 1)
 #   BENCH_PROVIDER_BIN   a provider binary built from scripts/bench/provider elsewhere (say, from a
 #                        candidate change in another checkout) to measure instead of this tree's
+#   BENCH_BASELINE       a git ref (say, a commit before a change) whose scripts/bench/provider is
+#                        built too, with the shipped flags, in a temporary worktree, and cached by
+#                        commit in $GITLABK8S_BIN_DIR/bench-baseline. Each run of each size then
+#                        measures the baseline's provider right before this tree's, on the same
+#                        chart (install, plans, upgrade, destroy), so load on the machine hits both
+#                        alike; the report gets a "Before and after" table. Default: none
 #   BENCH_OUT            report path (default BENCHMARKS.md at the repository root)
 #   BENCH_WORK           work folder (default: a new folder under ${TMPDIR:-/tmp}); kept for
 #                        inspection: logs of every command, raw results, profiles
@@ -57,6 +63,7 @@ BENCH_HELM_TIMEOUT="${BENCH_HELM_TIMEOUT:-5m}"
 BENCH_PROFILE="${BENCH_PROFILE:-1}"
 BENCH_PROVIDER="${BENCH_PROVIDER:-1}"
 BENCH_HELM="${BENCH_HELM:-1}"
+BENCH_BASELINE="${BENCH_BASELINE:-}"
 BENCH_OUT="${BENCH_OUT:-$REPO_ROOT/BENCHMARKS.md}"
 WORK="${BENCH_WORK:-$(mktemp -d "${TMPDIR:-/tmp}/gitlabk8s-bench.XXXXXX")}"
 mkdir -p "$WORK/logs" "$WORK/profiles"
@@ -104,6 +111,10 @@ EOF
 PROVIDER_BIN="$(find "$WORK/mirror/$provider_address" -type f -name 'terraform-provider-*' | head -n 1)"
 [ -n "$PROVIDER_BIN" ] || { echo "bench: scripts/provider-mirror.sh left no provider for $provider_address" >&2; exit 1; }
 provider_version="$(basename "$(dirname "$(dirname "$PROVIDER_BIN")")")"
+# helm_module_of BINARY prints the Helm module and version a Go binary was built with.
+helm_module_of() {
+  go version -m "$1" | awk '$1 == "dep" && $2 ~ /^helm\.sh\/helm\// { print $2, $3; exit }'
+}
 if [ -n "${BENCH_PROVIDER_BIN:-}" ]; then
   log "measuring the supplied provider $BENCH_PROVIDER_BIN"
   cp -f "$BENCH_PROVIDER_BIN" "$PROVIDER_BIN"
@@ -118,6 +129,49 @@ else
 fi
 # The mirror holds a copy per registry host (Terraform's and OpenTofu's); replace every one.
 find "$WORK/mirror" -type f -name "$(basename "$PROVIDER_BIN")" ! -path "$PROVIDER_BIN" -exec cp -f "$PROVIDER_BIN" {} \;
+echo "provider_bytes=$(stat -c %s "$PROVIDER_BIN")" >>"$META"
+echo "provider_helm=$(helm_module_of "$PROVIDER_BIN")" >>"$META"
+
+# The baseline's provider, when asked for: built from its own scripts/bench/provider as the one
+# above, once per commit and version.
+build_baseline() {
+  local commit="$1" out="$BIN_DIR/bench-baseline/$1-$provider_version/terraform-provider-gitlabk8s"
+  local src="$WORK/baseline-src" status=0
+  if [ ! -x "$out" ]; then
+    mkdir -p "$(dirname "$out")"
+    log "building the baseline's provider from scripts/bench/provider at $commit"
+    git worktree add --detach --quiet "$src" "$commit" >&2
+    (cd "$src" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=$provider_version" \
+      -o "$out.$$" ./scripts/bench/provider) || status=$?
+    git worktree remove --force "$src" >&2
+    [ "$status" = 0 ] || return "$status"
+    mv -f "$out.$$" "$out"
+  fi
+  echo "$out"
+}
+baseline_cli_config="$WORK/cli-baseline.tfrc"
+if [ -n "$BENCH_BASELINE" ]; then
+  [ "$BENCH_PROVIDER" = 1 ] || { echo "bench: BENCH_BASELINE compares providers; it needs BENCH_PROVIDER=1" >&2; exit 1; }
+  baseline_commit="$(git rev-parse --verify --quiet "$BENCH_BASELINE^{commit}")" ||
+    { echo "bench: BENCH_BASELINE=$BENCH_BASELINE names no commit; give a commit, branch or tag" >&2; exit 1; }
+  baseline_bin="$(build_baseline "$baseline_commit")"
+  # A mirror of its own: Terraform checks the provider against the hash `terraform init` locked.
+  cp -r "$WORK/mirror" "$WORK/mirror-baseline"
+  find "$WORK/mirror-baseline" -type f -name "$(basename "$PROVIDER_BIN")" -exec cp -f "$baseline_bin" {} \;
+  cat >"$baseline_cli_config" <<EOF
+provider_installation {
+  filesystem_mirror {
+    path    = "$WORK/mirror-baseline"
+    include = ["$provider_address"]
+  }
+}
+EOF
+  {
+    echo "baseline=$(git rev-parse --short "$baseline_commit")"
+    echo "baseline_bytes=$(stat -c %s "$baseline_bin")"
+    echo "baseline_helm=$(helm_module_of "$baseline_bin")"
+  } >>"$META"
+fi
 export TF_IN_AUTOMATION=1 TF_INPUT=0 CHECKPOINT_DISABLE=1
 unset TF_LOG TF_LOG_PROVIDER
 # The provider reads GitLab's predefined variables; a benchmark run is not a CI job.
@@ -191,6 +245,8 @@ remove_environment() {
 # --- terraform configurations ---------------------------------------------------------------------
 
 tf() { "$TERRAFORM" -chdir="$1" "${@:2}" -no-color; }
+# tf_baseline is tf with the baseline's provider.
+tf_baseline() { TF_CLI_CONFIG_FILE="$baseline_cli_config" tf "$@"; }
 tf_init() { "$TERRAFORM" -chdir="$1" init -input=false -no-color >"$WORK/logs/init-$(basename "$1").log" 2>&1; }
 
 # provider_block prints the required_providers and provider blocks every configuration here starts with.
@@ -267,6 +323,12 @@ provider_only_dir="$WORK/tf-provider-only"
 mkdir -p "$provider_only_dir"
 provider_block >"$provider_only_dir/main.tf"
 tf_init "$provider_only_dir"
+baseline_provider_only_dir="$WORK/tf-baseline-provider-only"
+if [ -n "$BENCH_BASELINE" ]; then
+  mkdir -p "$baseline_provider_only_dir"
+  provider_block >"$baseline_provider_only_dir/main.tf"
+  TF_CLI_CONFIG_FILE="$baseline_cli_config" tf_init "$baseline_provider_only_dir"
+fi
 
 # What any provider costs: scripts/bench/minimal, a terraform-plugin-framework provider with one
 # resource kept in the state alone (no network, no dependency beyond the framework), installed into
@@ -343,6 +405,11 @@ for size in $BENCH_SIZES; do
     remove_environment "bench/n$size"
     write_release_config "$dir" "bench/n$size" "$size" false
   fi
+  baseline_dir="$WORK/tf-baseline-$size"
+  if [ -n "$BENCH_BASELINE" ]; then
+    remove_environment "bench/baseline-n$size"
+    TF_CLI_CONFIG_FILE="$baseline_cli_config" write_release_config "$baseline_dir" "bench/baseline-n$size" "$size" false
+  fi
   helm_ns="bench-helm-n$size"
   helm_nowait_ns="bench-helm-nowait-n$size"
   if [ "$BENCH_HELM" = 1 ]; then
@@ -351,6 +418,16 @@ for size in $BENCH_SIZES; do
   fi
 
   for run in $(seq 1 "$runs"); do
+    # The baseline's provider first, the same life on an environment of its own, so that whatever
+    # else loads the machine falls on both alike.
+    if [ -n "$BENCH_BASELINE" ]; then
+      measure "$size" baseline_apply_install "$run" ok tf_baseline "$baseline_dir" apply -auto-approve -input=false -var revision=1
+      measure "$size" baseline_plan_provider_only "$run" ok tf_baseline "$baseline_provider_only_dir" plan -input=false
+      measure "$size" baseline_plan_nochange "$run" ok tf_baseline "$baseline_dir" plan -input=false -detailed-exitcode -var revision=1
+      measure "$size" baseline_plan_change "$run" changes tf_baseline "$baseline_dir" plan -input=false -detailed-exitcode -var revision=2
+      measure "$size" baseline_apply_upgrade "$run" ok tf_baseline "$baseline_dir" apply -auto-approve -input=false -var revision=2
+      measure "$size" baseline_destroy "$run" ok tf_baseline "$baseline_dir" destroy -auto-approve -input=false -var revision=2
+    fi
     # Terraform and the provider: one environment's life. The floors run while the release is
     # installed, so they see the same cluster load as the plans they are compared with.
     if [ "$BENCH_PROVIDER" = 1 ]; then
@@ -561,6 +638,7 @@ fi
   echo "helm_timeout=$BENCH_HELM_TIMEOUT"
   echo "provider=$BENCH_PROVIDER"
   echo "helm_side=$BENCH_HELM"
+  echo "baseline_ref=$BENCH_BASELINE"
 } >>"$META"
 
 go run ./scripts/bench/report -results "$RESULTS" -meta "$META" -profiles "$WORK/profiles" \

@@ -5,47 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"sort"
 	"testing"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chartserver"
 )
-
-// writeUmbrella writes, under a new directory, the chart app whose Chart.yaml lists
-// dependencies (and lock, when not empty, as its Chart.lock), beside a chart lib its file://
-// dependency points at. It returns app's directory.
-func writeUmbrella(t *testing.T, dependencies, lock string) string {
-	t.Helper()
-	root := t.TempDir()
-	files := map[string]string{
-		"lib/Chart.yaml":               "apiVersion: v2\nname: lib\nversion: 0.1.0\ntype: library\n",
-		"lib/templates/_lib.tpl":       `{{- define "lib.name" }}{{ .Release.Name }}-lib{{ end }}`,
-		"app/Chart.yaml":               "apiVersion: v2\nname: app\nversion: 0.1.0\ndependencies:\n" + dependencies,
-		"app/templates/configmap.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ include \"lib.name\" . }}\n",
-	}
-	if lock != "" {
-		files["app/Chart.lock"] = lock
-	}
-	for name, content := range files {
-		path := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return filepath.Join(root, "app")
-}
-
-func dependencyVersions(l *Loaded) []string {
-	var out []string
-	for _, dep := range l.Chart.Dependencies() {
-		out = append(out, dep.Name()+"@"+dep.Metadata.Version)
-	}
-	sort.Strings(out)
-	return out
-}
 
 func TestLoad_missingDependencyNamesTheFix(t *testing.T) {
 	dir := writeUmbrella(t, "  - name: lib\n    version: 0.1.0\n    repository: file://../lib\n", "")

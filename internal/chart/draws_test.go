@@ -5,7 +5,6 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/pem"
-	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -14,37 +13,6 @@ import (
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 )
-
-// testSeed is a release's seed in these tests.
-var testSeed = []byte("0123456789abcdef0123456789abcdef")
-
-// fakeCluster holds the objects a release applied, as lookup reads them back.
-type fakeCluster struct{ objects map[lookupCall]map[string]any }
-
-func newFakeCluster() *fakeCluster { return &fakeCluster{objects: map[lookupCall]map[string]any{}} }
-
-func (c *fakeCluster) Lookup(_ context.Context, apiVersion, kind, namespace, name string) (map[string]any, error) {
-	if name == "" {
-		var items []any
-		for call, obj := range c.objects {
-			if call.apiVersion == apiVersion && call.kind == kind && call.namespace == namespace {
-				items = append(items, copyMap(obj))
-			}
-		}
-		return map[string]any{"apiVersion": apiVersion, "kind": kind + "List", "items": items}, nil
-	}
-	return copyMap(c.objects[lookupCall{apiVersion, kind, namespace, name}]), nil
-}
-
-// apply stores r's objects in namespace as the API server would, with fields of its own.
-func (c *fakeCluster) apply(r *Rendered, namespace string) {
-	for _, obj := range r.Objects {
-		live := stored(obj)
-		metadata, _ := live["metadata"].(map[string]any)
-		metadata["namespace"], metadata["uid"], metadata["resourceVersion"] = namespace, "uid-1", "7"
-		c.objects[lookupCall{fmt.Sprint(obj["apiVersion"]), fmt.Sprint(obj["kind"]), namespace, fmt.Sprint(metadata["name"])}] = live
-	}
-}
 
 // drawnRelease renders the fixture "drawn" as release "web" in "review-x" with the test seed,
 // applying each rendering to a fake cluster, as a release's plans and applies do.

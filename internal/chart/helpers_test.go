@@ -3,11 +3,17 @@ package chart
 import (
 	"context"
 	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 
 	"helm.sh/helm/v4/pkg/chart/common"
+	helmchart "helm.sh/helm/v4/pkg/chart/v2"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chartserver"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
@@ -99,4 +105,122 @@ func renderRedacted(ctx context.Context, l *Loaded, v Values, o RenderOptions, r
 		return nil, errors.New(RedactRenderError(ctx, l, v, o, err, redactor))
 	}
 	return RedactStable(ctx, l, v, o, rendered, red)
+}
+
+// writeUmbrella writes, under a new directory, the chart app whose Chart.yaml lists
+// dependencies (and lock, when not empty, as its Chart.lock), beside a chart lib its file://
+// dependency points at. It returns app's directory.
+func writeUmbrella(t *testing.T, dependencies, lock string) string {
+	t.Helper()
+	root := t.TempDir()
+	files := map[string]string{
+		"lib/Chart.yaml":               "apiVersion: v2\nname: lib\nversion: 0.1.0\ntype: library\n",
+		"lib/templates/_lib.tpl":       `{{- define "lib.name" }}{{ .Release.Name }}-lib{{ end }}`,
+		"app/Chart.yaml":               "apiVersion: v2\nname: app\nversion: 0.1.0\ndependencies:\n" + dependencies,
+		"app/templates/configmap.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ include \"lib.name\" . }}\n",
+	}
+	if lock != "" {
+		files["app/Chart.lock"] = lock
+	}
+	for name, content := range files {
+		path := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(root, "app")
+}
+
+func dependencyVersions(l *Loaded) []string {
+	var out []string
+	for _, dep := range l.Chart.Dependencies() {
+		out = append(out, dep.Name()+"@"+dep.Metadata.Version)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// testSeed is a release's seed in these tests.
+var testSeed = []byte("0123456789abcdef0123456789abcdef")
+
+// fakeCluster holds the objects a release applied, as lookup reads them back.
+type fakeCluster struct{ objects map[lookupCall]map[string]any }
+
+func newFakeCluster() *fakeCluster { return &fakeCluster{objects: map[lookupCall]map[string]any{}} }
+
+func (c *fakeCluster) Lookup(_ context.Context, apiVersion, kind, namespace, name string) (map[string]any, error) {
+	if name == "" {
+		var items []any
+		for call, obj := range c.objects {
+			if call.apiVersion == apiVersion && call.kind == kind && call.namespace == namespace {
+				items = append(items, copyMap(obj))
+			}
+		}
+		return map[string]any{"apiVersion": apiVersion, "kind": kind + "List", "items": items}, nil
+	}
+	return copyMap(c.objects[lookupCall{apiVersion, kind, namespace, name}]), nil
+}
+
+// apply stores r's objects in namespace as the API server would, with fields of its own.
+func (c *fakeCluster) apply(r *Rendered, namespace string) {
+	for _, obj := range r.Objects {
+		live := stored(obj)
+		metadata, _ := live["metadata"].(map[string]any)
+		metadata["namespace"], metadata["uid"], metadata["resourceVersion"] = namespace, "uid-1", "7"
+		c.objects[lookupCall{fmt.Sprint(obj["apiVersion"]), fmt.Sprint(obj["kind"]), namespace, fmt.Sprint(metadata["name"])}] = live
+	}
+}
+
+// strongPassword has the characters strong passwords have, which templates escape.
+const strongPassword = `Tr0ub&dor 3/c+rr%ct#h@rse:x`
+
+// inMemoryChart builds a chart from template files, for cases no fixture
+// covers.
+func inMemoryChart(name string, templates map[string]string) *Loaded {
+	ch := &helmchart.Chart{Metadata: &helmchart.Metadata{APIVersion: "v2", Name: name, Version: "0.1.0"}}
+	for file, content := range templates {
+		ch.Templates = append(ch.Templates, &common.File{Name: file, Data: []byte(content)})
+	}
+	return &Loaded{Chart: ch, Version: "0.1.0", Digest: directoryDigest(ch)}
+}
+
+func nested(obj map[string]any, fields ...string) any {
+	var value any = obj
+	for _, field := range fields {
+		m, ok := value.(map[string]any)
+		if !ok {
+			return nil
+		}
+		value = m[field]
+	}
+	return value
+}
+
+// applied returns the documents of r the way Helm's release records them.
+func applied(r *Rendered) []Document {
+	var docs []Document
+	for _, source := range slices.Sorted(maps.Keys(r.Files)) {
+		docs = append(docs, Document{Source: source, Text: r.Files[source]})
+	}
+	return docs
+}
+
+func objectsByName(r *Rendered) map[string]map[string]any {
+	out := map[string]map[string]any{}
+	for _, obj := range slices.Concat(r.Objects, r.Hooks) {
+		out[objectNames([]map[string]any{obj})[0]] = obj
+	}
+	return out
+}
+
+// tlsErrorKind is the kind of the *TLSError in err's chain, 0 when there is none.
+func tlsErrorKind(err error) TLSErrorKind {
+	var tlsErr *TLSError
+	if errors.As(err, &tlsErr) {
+		return tlsErr.Kind
+	}
+	return 0
 }

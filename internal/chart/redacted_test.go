@@ -10,9 +10,6 @@ import (
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 )
 
-// strongPassword has the characters strong passwords have, which templates escape.
-const strongPassword = `Tr0ub&dor 3/c+rr%ct#h@rse:x`
-
 func renderForms(t *testing.T, v Values, red RedactionOptions) (*RedactedRendering, error) {
 	t.Helper()
 	l := loadFixture(t, "secret-forms")

@@ -324,28 +324,6 @@ func TestRender_sameAsHelmInstall(t *testing.T) {
 	}
 }
 
-// inMemoryChart builds a chart from template files, for cases no fixture
-// covers.
-func inMemoryChart(name string, templates map[string]string) *Loaded {
-	ch := &helmchart.Chart{Metadata: &helmchart.Metadata{APIVersion: "v2", Name: name, Version: "0.1.0"}}
-	for file, content := range templates {
-		ch.Templates = append(ch.Templates, &common.File{Name: file, Data: []byte(content)})
-	}
-	return &Loaded{Chart: ch, Version: "0.1.0", Digest: directoryDigest(ch)}
-}
-
-func nested(obj map[string]any, fields ...string) any {
-	var value any = obj
-	for _, field := range fields {
-		m, ok := value.(map[string]any)
-		if !ok {
-			return nil
-		}
-		value = m[field]
-	}
-	return value
-}
-
 func TestRender_sourcesNameEachObjectsFile(t *testing.T) {
 	r := render(t, loadFixture(t, "checks"), Values{Set: map[string]string{"legacyPodDisruptionBudget": "true"}}, RenderOptions{ReleaseName: "checks", Namespace: "review"})
 	got := map[string]string{}

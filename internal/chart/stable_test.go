@@ -21,15 +21,6 @@ func renderStable(t *testing.T, l *Loaded, values map[string]any, prior []Docume
 	return rendered
 }
 
-// applied returns the documents of r the way Helm's release records them.
-func applied(r *Rendered) []Document {
-	var docs []Document
-	for _, source := range slices.Sorted(maps.Keys(r.Files)) {
-		docs = append(docs, Document{Source: source, Text: r.Files[source]})
-	}
-	return docs
-}
-
 func TestRender_testHooksAreNotApplied(t *testing.T) {
 	rendered := render(t, loadFixture(t, "zoo-podinfo"), Values{}, RenderOptions{})
 	for _, name := range objectNames(rendered.Hooks) {
@@ -229,14 +220,6 @@ func TestFreeze_subchartsKeepTheirPaths(t *testing.T) {
 
 func sameElements(a, b []string) bool {
 	return reflect.DeepEqual(slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b)))
-}
-
-func objectsByName(r *Rendered) map[string]map[string]any {
-	out := map[string]map[string]any{}
-	for _, obj := range slices.Concat(r.Objects, r.Hooks) {
-		out[objectNames([]map[string]any{obj})[0]] = obj
-	}
-	return out
 }
 
 // sameObjects reports whether a and b apply equal objects, whatever their text.

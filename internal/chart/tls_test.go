@@ -17,15 +17,6 @@ import (
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chartserver"
 )
 
-// tlsErrorKind is the kind of the *TLSError in err's chain, 0 when there is none.
-func tlsErrorKind(err error) TLSErrorKind {
-	var tlsErr *TLSError
-	if errors.As(err, &tlsErr) {
-		return tlsErr.Kind
-	}
-	return 0
-}
-
 func writeFile(t *testing.T, name, content string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), name)

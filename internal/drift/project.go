@@ -43,13 +43,18 @@ func (r Rules) Project(desired, live map[string]any) map[string]any {
 }
 
 // Yield returns what of desired to apply over live by server-side apply: desired without the
-// fields that the rules leave to others (see [Rules]) where live holds another value, such as
-// the replicas an autoscaler set. Left out of the apply, such a field stays as its manager set
-// it: the value differs from what the provider applied, so the provider's manager no longer
-// owns it. A field whose live value means desired's stays in, so the provider keeps owning it.
-// desired is returned as it is when nothing is left out, else a copy; neither is changed.
-func (r Rules) Yield(desired, live map[string]any) map[string]any {
-	if live == nil {
+// fields that the rules leave to others (see [Rules]) where live holds another value and the
+// user did not change them, that is where desired means what previous, the object as the
+// revision the apply moves from set it, held there. Left out of the apply, such a field stays
+// as its manager set it, such as the replicas an autoscaler set: the value differs from what
+// the provider applied, so the provider's manager no longer owns it. A field whose live value
+// means desired's stays in, so the provider keeps owning it. A field the user changed stays in
+// too, and the forced apply takes it back, as the plan showed: the plan compares the new
+// rendering with the previous one there, whatever another manager wrote. An object new in this
+// revision (previous nil) is applied whole.
+// desired is returned as it is when nothing is left out, else a copy; none is changed.
+func (r Rules) Yield(desired, previous, live map[string]any) map[string]any {
+	if live == nil || previous == nil {
 		return desired
 	}
 	var yielded [][]string
@@ -59,6 +64,7 @@ func (r Rules) Yield(desired, live map[string]any) map[string]any {
 		owners = nil
 	}
 	p.value(desired, secretStringData(desired, live), owners, nil)
+	yielded = slices.DeleteFunc(yielded, func(path []string) bool { return changedAt(desired, previous, path) })
 	if len(yielded) == 0 {
 		return desired
 	}
@@ -69,6 +75,51 @@ func (r Rules) Yield(desired, live map[string]any) map[string]any {
 	// A map is compacted in place.
 	compactLists(out)
 	return out
+}
+
+// changedAt reports whether desired holds at path (map keys and indexes into desired's
+// lists) what previous does not mean, or previous nothing there. Items of lists of named
+// objects are matched by name, as [Rules.Project] matches them with live.
+func changedAt(desired, previous any, path []string) bool {
+	d, p := desired, previous
+	for _, token := range path {
+		switch dt := d.(type) {
+		case map[string]any:
+			pt, ok := p.(map[string]any)
+			if !ok {
+				return true
+			}
+			if p, ok = pt[token]; !ok {
+				return true
+			}
+			d = dt[token]
+		case []any:
+			pt, ok := p.([]any)
+			n, err := strconv.Atoi(token)
+			if !ok || err != nil || n < 0 || n >= len(dt) {
+				return true
+			}
+			pi := n
+			if allNamed(dt) && allNamed(pt) {
+				name, _ := dt[n].(map[string]any)["name"].(string)
+				pi = indexNamed(pt, name)
+			}
+			if pi < 0 || pi >= len(pt) {
+				return true
+			}
+			d, p = dt[n], pt[pi]
+		default:
+			return true
+		}
+	}
+	return !means(d, p, path) || !means(p, d, path)
+}
+
+// means reports whether other holds what desired means at path, spelled the same or not;
+// what other holds beyond desired's keys is not compared.
+func means(desired, other any, path []string) bool {
+	v, ok := (projector{}).value(desired, other, nil, path)
+	return ok && reflect.DeepEqual(v, desired)
 }
 
 // removed marks a list item removePath took out, until compactLists drops it, so that the
@@ -136,7 +187,7 @@ func (p projector) yield(desired, live any, path []string) {
 	if p.yielded == nil {
 		return
 	}
-	if v, ok := (projector{}).value(desired, live, nil, path); ok && reflect.DeepEqual(v, desired) {
+	if means(desired, live, path) {
 		return
 	}
 	*p.yielded = append(*p.yielded, slices.Clone(path))

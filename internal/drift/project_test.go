@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 )
 
 // project projects with the built-in rules only.
@@ -274,6 +276,23 @@ func imageManager(manager string) map[string]any {
 		"f:containers": map[string]any{`k:{"name":"web"}`: map[string]any{".": map[string]any{}, "f:image": map[string]any{}}}}}}}}
 }
 
+// scaledByController sets live's replicas as an autoscaler does: as kube-controller-manager,
+// through the scale subresource.
+func scaledByController(live map[string]any) {
+	spec(live)["replicas"] = int64(4)
+	setManagedFields(live, map[string]any{"manager": "kube-controller-manager", "operation": "Update", "subresource": "scale", "fieldsV1": map[string]any{"f:spec": map[string]any{"f:replicas": map[string]any{}}}})
+}
+
+// parseEdited parses text and applies edit to it, when edit is not nil.
+func parseEdited(t *testing.T, text string, edit func(obj map[string]any)) map[string]any {
+	t.Helper()
+	obj := parseYAML(t, text)
+	if edit != nil {
+		edit(obj)
+	}
+	return obj
+}
+
 // Project hides what the rules leave to others; Yield leaves exactly that out of the apply,
 // where the live value differs.
 func TestRules_project(t *testing.T) {
@@ -358,35 +377,140 @@ func TestRules_project(t *testing.T) {
 			edit:  func(map[string]any) {},
 		},
 		{
-			name:  "replicas a built-in controller scaled",
-			rules: NewRules(nil, nil),
-			edit: func(live map[string]any) {
-				spec(live)["replicas"] = int64(4)
-				setManagedFields(live, map[string]any{"manager": "kube-controller-manager", "operation": "Update", "subresource": "scale", "fieldsV1": map[string]any{"f:spec": map[string]any{"f:replicas": map[string]any{}}}})
-			},
+			name:    "replicas a built-in controller scaled",
+			rules:   NewRules(nil, nil),
+			edit:    scaledByController,
 			yieldFn: func(d map[string]any) { delete(spec(d), "replicas") },
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			live := parseYAML(t, liveDeployment)
-			tt.edit(live)
-			want := parseYAML(t, desiredDeployment)
-			if tt.wantFn != nil {
-				tt.wantFn(want)
-			}
+			live := parseEdited(t, liveDeployment, tt.edit)
 			desired := parseYAML(t, desiredDeployment)
-			if diff := cmp.Diff(want, tt.rules.Project(desired, live)); diff != "" {
+			if diff := cmp.Diff(parseEdited(t, desiredDeployment, tt.wantFn), tt.rules.Project(desired, live)); diff != "" {
 				t.Errorf("projection (-want +got):\n%s", diff)
 			}
-			applied := parseYAML(t, desiredDeployment)
-			if tt.yieldFn != nil {
-				tt.yieldFn(applied)
-			}
-			if diff := cmp.Diff(applied, tt.rules.Yield(desired, live)); diff != "" {
+			applied := parseEdited(t, desiredDeployment, tt.yieldFn)
+			// The previous revision set what desired sets: the user changed nothing.
+			previous := parseYAML(t, desiredDeployment)
+			if diff := cmp.Diff(applied, tt.rules.Yield(desired, previous, live)); diff != "" {
 				t.Errorf("yield (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(parseYAML(t, desiredDeployment), desired); diff != "" {
+				t.Errorf("Yield changed desired (-before +after):\n%s", diff)
+			}
+		})
+	}
+}
+
+// Yield leaves a field to others only where the user did not change it: where desired means
+// what the previous revision set there. A change of the user's is applied, as the plan shows it.
+func TestRules_yieldKeepsWhatTheUserChanged(t *testing.T) {
+	ignoreImage := NewRules([]Ignore{{Kind: "Deployment", Managers: []string{"image-controller"}}}, nil)
+	patchImage := func(live map[string]any) {
+		container(live)["image"] = "nginx:patched"
+		setManagedFields(live, imageManager("image-controller"))
+	}
+	tests := []struct {
+		name  string
+		rules Rules
+		edit  func(live map[string]any)
+		// desiredFn changes desired, previousFn the previous revision's object; the previous
+		// revision is desired as it was before desiredFn when previousFn is nil.
+		desiredFn, previousFn func(obj map[string]any)
+		// noPrevious makes the object new in this revision.
+		noPrevious bool
+		// yieldFn is what Yield leaves out of desired; nothing when nil.
+		yieldFn func(desired map[string]any)
+	}{
+		{
+			name:    "an image the user did not change is left to its manager",
+			rules:   ignoreImage,
+			edit:    patchImage,
+			yieldFn: func(d map[string]any) { delete(container(d), "image") },
+		},
+		{
+			name:      "an image the user changed is applied",
+			rules:     ignoreImage,
+			edit:      patchImage,
+			desiredFn: func(d map[string]any) { container(d)["image"] = "nginx:1.28" },
+		},
+		{
+			name:      "a change elsewhere leaves the image to its manager",
+			rules:     ignoreImage,
+			edit:      patchImage,
+			desiredFn: func(d map[string]any) { env(d)[0].(map[string]any)["value"] = "staging" },
+			yieldFn:   func(d map[string]any) { delete(container(d), "image") },
+		},
+		{
+			name:       "an object new in this revision is applied whole",
+			rules:      ignoreImage,
+			edit:       patchImage,
+			noPrevious: true,
+		},
+		{
+			name:       "a field the previous revision did not set is applied",
+			rules:      ignoreImage,
+			edit:       patchImage,
+			previousFn: func(p map[string]any) { delete(container(p), "image") },
+		},
+		{
+			name:  "containers are matched by name, not by position",
+			rules: ignoreImage,
+			edit:  patchImage,
+			previousFn: func(p map[string]any) {
+				spec(p)["template"].(map[string]any)["spec"].(map[string]any)["containers"] = []any{
+					map[string]any{"name": "sidecar", "image": "nginx:1.28"}, container(p)}
+			},
+			yieldFn: func(d map[string]any) { delete(container(d), "image") },
+		},
+		{
+			name:       "the same value spelled otherwise is no change",
+			rules:      NewRules([]Ignore{{JSONPointers: []string{"/spec/template/spec/containers/0/resources"}}}, nil),
+			edit:       func(live map[string]any) { limits(live)["cpu"] = "2" },
+			previousFn: func(p map[string]any) { limits(p)["cpu"] = "500m" },
+			yieldFn:    func(d map[string]any) { delete(container(d), "resources") },
+		},
+		{
+			name:       "a key the user removed under an ignored field is a change",
+			rules:      NewRules([]Ignore{{JSONPointers: []string{"/spec/template/spec/containers/0/resources"}}}, nil),
+			edit:       func(live map[string]any) { limits(live)["cpu"] = "2" },
+			previousFn: func(p map[string]any) { limits(p)["ephemeral-storage"] = "1Gi" },
+		},
+		{
+			name:    "replicas an autoscaler set while the chart's stayed",
+			rules:   NewRules(nil, nil),
+			edit:    scaledByController,
+			yieldFn: func(d map[string]any) { delete(spec(d), "replicas") },
+		},
+		{
+			name:      "replicas the user changed in the chart are applied",
+			rules:     NewRules(nil, nil),
+			edit:      scaledByController,
+			desiredFn: func(d map[string]any) { spec(d)["replicas"] = int64(3) },
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			live := parseEdited(t, liveDeployment, tt.edit)
+			previous := parseEdited(t, desiredDeployment, tt.previousFn)
+			if tt.noPrevious {
+				previous = nil
+			}
+			desired := parseEdited(t, desiredDeployment, tt.desiredFn)
+			applied := parseEdited(t, desiredDeployment, func(obj map[string]any) {
+				if tt.desiredFn != nil {
+					tt.desiredFn(obj)
+				}
+				if tt.yieldFn != nil {
+					tt.yieldFn(obj)
+				}
+			})
+			before := manifest.DeepCopy(desired)
+			if diff := cmp.Diff(applied, tt.rules.Yield(desired, previous, live)); diff != "" {
+				t.Errorf("yield (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(before, desired); diff != "" {
 				t.Errorf("Yield changed desired (-before +after):\n%s", diff)
 			}
 		})

@@ -87,11 +87,3 @@ func TestBuild_ciJobAccessProblems(t *testing.T) {
 		})
 	}
 }
-
-func kinds(objects []map[string]any) []any {
-	out := make([]any, len(objects))
-	for i, o := range objects {
-		out[i] = o["kind"]
-	}
-	return out
-}

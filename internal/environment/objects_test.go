@@ -13,17 +13,6 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata")
 
-var reviewJob = gitlab.CIMetadata{
-	ProjectID:       "42",
-	ProjectPathSlug: "group-app",
-	EnvironmentName: "review/feature-x",
-	EnvironmentSlug: "review-feat-abc123",
-	PipelineURL:     "https://gitlab.example/group/app/-/pipelines/7",
-	CommitSHA:       "0123456789abcdef",
-}
-
-func ptr[T any](v T) *T { return &v }
-
 // joinManifests prints manifests sorted by key, for golden files.
 func joinManifests(manifests map[string]string) string {
 	keys := sortedKeys(manifests)

@@ -40,10 +40,12 @@ type Spec struct {
 	// PostRenderer sees the manifests Helm rendered before anything is written, see PlanCheck.
 	PostRenderer postrenderer.PostRenderer
 	// LeaveToOthers, when set, returns what an upgrade or rollback applies of the objects
-	// that exist: desired are all of them as Helm rendered them, live the live version of
-	// each. It leaves out fields that others own and the plan does not count as drift, which
-	// the forced apply would otherwise take back. Helm still records desired.
-	LeaveToOthers func(desired, live []map[string]any) []map[string]any
+	// that exist: desired are all of them as Helm rendered them, previous each one as the
+	// revision Helm moves from recorded it (nil for an object new in this revision), live the
+	// live version of each. It leaves out fields that others own, the plan does not count as
+	// drift and the user did not change, which the forced apply would otherwise take back.
+	// Helm still records desired.
+	LeaveToOthers func(desired, previous, live []map[string]any) []map[string]any
 	// RunTests runs the chart's test hooks after a successful apply; a failing test fails
 	// the apply with a *TestError, and with Atomic undoes the revision.
 	RunTests bool

@@ -29,34 +29,56 @@ type contextKubeClient struct {
 	// manager first: set when the release was last written by client-side apply.
 	adoptClientSide bool
 	// leaveToOthers, when set, is Spec.LeaveToOthers: what Update applies of each object.
-	leaveToOthers func(desired, live []map[string]any) []map[string]any
+	leaveToOthers func(desired, previous, live []map[string]any) []map[string]any
 }
 
 // Update applies targets over originals, the objects of the revision Helm upgrades or rolls
 // back from, after adopting what client-side managers own in them (see adoptClientSideFields).
 func (c *contextKubeClient) Update(originals, targets helmkube.ResourceList, options ...helmkube.ClientUpdateOption) (*helmkube.Result, error) {
+	// Taken before the adoption, which replaces the originals' objects with the live ones.
+	previous := previousObjects(originals, targets)
 	if c.adoptClientSide {
 		if err := adoptClientSideFields(c.ctx, originals); err != nil {
 			return &helmkube.Result{}, err
 		}
 	}
 	if c.leaveToOthers != nil {
-		if err := c.yieldFields(targets); err != nil {
+		if err := c.yieldFields(targets, previous); err != nil {
 			return &helmkube.Result{}, err
 		}
 	}
 	return c.Client.Update(originals, targets, options...)
 }
 
+// previousObjects returns, for each target, its object in originals as the revision Helm
+// moves from recorded it, matched as Helm matches them; nil for an object new in targets. An
+// install that adopts existing objects hands Helm's targets as the originals: no revision
+// recorded them, so they are new.
+func previousObjects(originals, targets helmkube.ResourceList) []map[string]any {
+	out := make([]map[string]any, len(targets))
+	for i, target := range targets {
+		original := originals.Get(target)
+		if original == nil || original.Object == target.Object {
+			continue
+		}
+		if u, ok := original.Object.(*unstructured.Unstructured); ok {
+			out[i] = u.Object
+		}
+	}
+	return out
+}
+
 // yieldFields replaces each target that exists with what leaveToOthers makes of it over its
-// live version. Helm records the manifest it rendered, not these objects.
-func (c *contextKubeClient) yieldFields(targets helmkube.ResourceList) error {
+// live version, given previous, the targets' objects in the revision Helm moves from. Helm
+// records the manifest it rendered, not these objects.
+func (c *contextKubeClient) yieldFields(targets helmkube.ResourceList, previous []map[string]any) error {
 	var infos []*resource.Info
-	var desired []map[string]any
-	for _, info := range targets {
+	var desired, prior []map[string]any
+	for i, info := range targets {
 		if u, ok := info.Object.(*unstructured.Unstructured); ok {
 			infos = append(infos, info)
 			desired = append(desired, u.Object)
+			prior = append(prior, previous[i])
 		}
 	}
 	live, err := getAll(c.ctx, c.waiter.reader, refsOf(infos))
@@ -69,7 +91,7 @@ func (c *contextKubeClient) yieldFields(targets helmkube.ResourceList) error {
 			lives[i] = obj.Object
 		}
 	}
-	for i, applied := range c.leaveToOthers(desired, lives) {
+	for i, applied := range c.leaveToOthers(desired, prior, lives) {
 		if i < len(infos) && applied != nil {
 			infos[i].Object = &unstructured.Unstructured{Object: applied}
 		}

@@ -114,3 +114,69 @@ func TestWatchUntilReady_failedHookPod(t *testing.T) {
 		t.Errorf("WatchUntilReady of a failed hook Pod = %v, want a *FailedError naming it", err)
 	}
 }
+
+// objectInfo is the resource.Info Helm builds for obj, named by ref.
+func objectInfo(ref objectRef, obj *unstructured.Unstructured) *resource.Info {
+	info := hookInfo(ref)
+	info.Object = obj
+	return info
+}
+
+// Update hands leaveToOthers each target with its object in the revision Helm moves from,
+// as that revision recorded it (not as the adoption of client-side fields reads it live), and
+// nil for an object new in this revision or adopted by an install.
+func TestUpdate_leaveToOthersGetsThePreviousRevision(t *testing.T) {
+	configRef := objectRef{Resource: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, APIVersion: "v1", Kind: "ConfigMap", Namespace: "review", Name: "settings"}
+	image := func(obj map[string]any) any {
+		if obj == nil {
+			return nil
+		}
+		containers, _, _ := unstructured.NestedSlice(obj, "spec", "template", "spec", "containers")
+		return containers[0].(map[string]any)["image"]
+	}
+	deployment := func(tag string) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": "web", "namespace": "review"},
+			"spec": map[string]any{"template": map[string]any{"spec": map[string]any{"containers": []any{map[string]any{"name": "web", "image": "web:" + tag}}}}}}}
+	}
+	config := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "settings", "namespace": "review"}}}
+	upgrading := func(helmkube.ResourceList) helmkube.ResourceList {
+		return helmkube.ResourceList{objectInfo(deploymentRef, deployment("1.25.0"))}
+	}
+	// Helm's install hands shallow copies of its targets as the objects to adopt.
+	adopting := func(targets helmkube.ResourceList) helmkube.ResourceList {
+		var out helmkube.ResourceList
+		for _, target := range targets {
+			adopted := *target
+			out = append(out, &adopted)
+		}
+		return out
+	}
+	tests := []struct {
+		name      string
+		originals func(targets helmkube.ResourceList) helmkube.ResourceList
+		want      []any
+	}{
+		{name: "upgrade", originals: upgrading, want: []any{"web:1.25.0", nil}},
+		{name: "install adopting existing objects", originals: adopting, want: []any{nil, nil}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			targets := helmkube.ResourceList{objectInfo(deploymentRef, deployment("1.26.0")), objectInfo(configRef, config.DeepCopy())}
+			var previous, live []map[string]any
+			client := &contextKubeClient{ctx: context.Background(), waiter: &waiter{reader: &fakeReader{objects: map[string]*unstructured.Unstructured{"web": deployment("patched")}}}}
+			client.leaveToOthers = func(desired, prev, l []map[string]any) []map[string]any {
+				previous, live = prev, l
+				return desired
+			}
+			if err := client.yieldFields(targets, previousObjects(tt.originals(targets), targets)); err != nil {
+				t.Fatal(err)
+			}
+			if len(previous) != 2 || image(previous[0]) != tt.want[0] || (previous[1] == nil) != (tt.want[1] == nil) {
+				t.Errorf("previous = %v, want the images %v", previous, tt.want)
+			}
+			if len(live) != 2 || image(live[0]) != "web:patched" || live[1] != nil {
+				t.Errorf("live = %v, want the live Deployment and no ConfigMap", live)
+			}
+		})
+	}
+}

@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/testcluster"
 )
 
@@ -23,4 +26,13 @@ func localCluster(t *testing.T) (context.Context, *testcluster.Cluster) {
 		t.Fatalf("start the local cluster: %v", err)
 	}
 	return ctx, cluster
+}
+
+// status is an answer of the API server as it comes over the wire.
+func status(code int32, reason metav1.StatusReason, message string, causes ...metav1.StatusCause) error {
+	s := metav1.Status{Status: metav1.StatusFailure, Code: code, Reason: reason, Message: message}
+	if len(causes) > 0 {
+		s.Details = &metav1.StatusDetails{Causes: causes}
+	}
+	return &apierrors.StatusError{ErrStatus: s}
 }

@@ -13,15 +13,6 @@ import (
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/refusal"
 )
 
-// status is an answer of the API server as it comes over the wire.
-func status(code int32, reason metav1.StatusReason, message string, causes ...metav1.StatusCause) error {
-	s := metav1.Status{Status: metav1.StatusFailure, Code: code, Reason: reason, Message: message}
-	if len(causes) > 0 {
-		s.Details = &metav1.StatusDetails{Causes: causes}
-	}
-	return &apierrors.StatusError{ErrStatus: s}
-}
-
 // The messages are the local cluster's (TestClassifyRefusal_theAPIServersAnswers logs them).
 func TestClassifyRefusal_mapping(t *testing.T) {
 	for _, tc := range []struct {

@@ -176,6 +176,13 @@ func plannedManifests(manifests types.Map) (map[string]string, []string) {
 	return known, unknown
 }
 
+// completeManifests returns the known manifests of a manifests map, and whether they are all
+// of it: the map is neither null nor unknown, and no entry is unknown or null.
+func completeManifests(manifests types.Map) (map[string]string, bool) {
+	known, unknown := plannedManifests(manifests)
+	return known, !manifests.IsNull() && !manifests.IsUnknown() && len(unknown) == 0 && len(known) == len(manifests.Elements())
+}
+
 func (r *releaseResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state releaseModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)

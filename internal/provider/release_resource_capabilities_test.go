@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -172,70 +171,4 @@ func (e *releaseTestEnv) runHelm(t *testing.T, helm string, args ...string) (str
 	cmd.Env = append(os.Environ(), "HELM_CACHE_HOME="+t.TempDir(), "HELM_CONFIG_HOME="+t.TempDir(), "HELM_DATA_HOME="+t.TempDir())
 	out, err := cmd.CombinedOutput()
 	return string(out), err
-}
-
-// helmBinary returns the helm 3 CLI to test with (helmCLIVersions[0]), skipping when there
-// is none.
-func helmBinary(t *testing.T) string {
-	t.Helper()
-	return helmCLIVersions[0].binary(t)
-}
-
-// helm4Binary returns the helm 4 CLI to test with (helmCLIVersions[1]), skipping when there
-// is none.
-func helm4Binary(t *testing.T) string {
-	t.Helper()
-	return helmCLIVersions[1].binary(t)
-}
-
-// helmCLIVersion is one major version of the helm CLI that must work on the provider's
-// releases: the variable scripts/test.sh exports its build in, and the folder scripts/build-helm.sh
-// builds it into.
-type helmCLIVersion struct {
-	name string
-	env  string
-	glob string
-}
-
-// helmCLIVersions are the helm CLIs tested against the provider's releases: helm 3 and helm 4
-// write the same release records, and teams run either by hand.
-var helmCLIVersions = []helmCLIVersion{
-	{name: "helm3", env: "GITLABK8S_HELM", glob: "helm-v3.*"},
-	{name: "helm4", env: "GITLABK8S_HELM4", glob: "helm-v4.*"},
-}
-
-// binary returns the CLI: $env, else the newest build of its major version in
-// $GITLABK8S_BIN_DIR or the checkout's bin/. Skips, naming the variable, when there is none.
-func (v helmCLIVersion) binary(t *testing.T) string {
-	t.Helper()
-	if path := os.Getenv(v.env); path != "" {
-		if _, err := os.Stat(path); err != nil {
-			t.Fatalf("%s=%s: %v", v.env, path, err)
-		}
-		t.Logf("toolchain: helm=%s", path)
-		return path
-	}
-	binDir := os.Getenv("GITLABK8S_BIN_DIR")
-	if binDir == "" {
-		_, file, _, _ := runtime.Caller(0)
-		binDir = filepath.Join(filepath.Dir(file), "..", "..", "bin")
-	}
-	matches, _ := filepath.Glob(filepath.Join(binDir, v.glob, "helm"))
-	if len(matches) == 0 {
-		t.Skipf("no %s CLI: %s is unset and %s holds no %s/helm; scripts/test.sh builds it with scripts/build-helm.sh", v.name, v.env, binDir, v.glob)
-	}
-	t.Logf("toolchain: helm=%s", matches[len(matches)-1])
-	return matches[len(matches)-1]
-}
-
-// forEachHelmCLI runs test once per helm CLI, as a subtest named after it, each with a
-// namespace of its own and a function running that CLI in it.
-func forEachHelmCLI(t *testing.T, test func(t *testing.T, e *releaseTestEnv, helm func(args ...string) string)) {
-	for _, v := range helmCLIVersions {
-		t.Run(v.name, func(t *testing.T) {
-			binary := v.binary(t)
-			e := testAccRelease(t)
-			test(t, e, e.helmCLIOf(t, binary))
-		})
-	}
 }

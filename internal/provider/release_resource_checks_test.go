@@ -2,7 +2,6 @@ package provider
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -84,12 +83,6 @@ func TestRelease_checksWithoutCluster(t *testing.T) {
 			},
 		},
 	})
-}
-
-// wrappedPattern compiles a pattern in which each space matches any whitespace, as Terraform
-// wraps diagnostics at word boundaries.
-func wrappedPattern(pattern string) *regexp.Regexp {
-	return regexp.MustCompile(strings.ReplaceAll(pattern, " ", `\s+`))
 }
 
 // A deprecated API version warns, naming when it goes away and what replaces it; it never fails the plan.

@@ -197,32 +197,6 @@ func TestAccRelease_failedInstallIsUninstalled(t *testing.T) {
 	})
 }
 
-// wrappedText matches the given phrases in order in terraform's output, which wraps lines.
-func wrappedText(phrases ...string) *regexp.Regexp {
-	parts := make([]string, len(phrases))
-	for i, p := range phrases {
-		parts[i] = strings.Join(strings.Fields(regexp.QuoteMeta(p)), `\s+`)
-	}
-	return regexp.MustCompile(`(?s)` + strings.Join(parts, ".*"))
-}
-
-func sameElements(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	seen := map[string]int{}
-	for _, s := range a {
-		seen[s]++
-	}
-	for _, s := range b {
-		seen[s]--
-		if seen[s] < 0 {
-			return false
-		}
-	}
-	return true
-}
-
 // Without atomic, a failed first install stays as a failed release; the next apply upgrades it
 // instead of failing with "cannot re-use a name that is still in use".
 func TestAccRelease_failedInstallWithoutAtomicIsContinued(t *testing.T) {

@@ -28,8 +28,9 @@ func ignoreDifferencesAttribute() schema.ListNestedAttribute {
 			"to a field the chart sets shows, whoever made it, with three exceptions: maps the chart leaves empty (`annotations: {}`), " +
 			"fields whose manager is one of the built-in controllers (`" + strings.Join(drift.BuiltinManagers, "`, `") + "`), and " +
 			"`spec.replicas` of an object that a HorizontalPodAutoscaler of the release scales. A change of this setting takes effect " +
-			"in the plan it appears in: a difference it ignores does not make that plan upgrade the release. An upgrade made for another " +
-			"change leaves these fields, and the three exceptions, as they are live where they differ from the chart's value.",
+			"in the plan it appears in: a difference it ignores does not make that plan upgrade the release. An upgrade leaves these fields, " +
+			"and the three exceptions, as they are live where they differ from the chart's value, unless the configuration changes the " +
+			"chart's value there since the previous revision: the plan shows that change, and the apply sets it.",
 		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 			"kind": schema.StringAttribute{
 				Optional:            true,
@@ -72,13 +73,15 @@ func (m *releaseModel) ignoreRules(ctx context.Context) []drift.Ignore {
 
 // leaveToOthers is what the apply applies over live objects: each object without the fields
 // that the drift rules (the built-in controllers', an autoscaler's replicas, ignore) leave to
-// others where they hold another value, so the forced server-side apply does not take them.
-func leaveToOthers(ignore []drift.Ignore) func(desired, live []map[string]any) []map[string]any {
-	return func(desired, live []map[string]any) []map[string]any {
+// others where they hold another value and the configuration did not change them since the
+// previous revision, so the forced server-side apply does not take them; a change the plan
+// shows is applied.
+func leaveToOthers(ignore []drift.Ignore) func(desired, previous, live []map[string]any) []map[string]any {
+	return func(desired, previous, live []map[string]any) []map[string]any {
 		rules := drift.NewRules(ignore, desired)
 		out := make([]map[string]any, len(desired))
 		for i, obj := range desired {
-			out[i] = rules.Yield(obj, live[i])
+			out[i] = rules.Yield(obj, previous[i], live[i])
 		}
 		return out
 	}

@@ -3,8 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"testing"
 
@@ -19,23 +17,6 @@ import (
 	"helm.sh/helm/v4/pkg/storage/driver"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
-
-// writeChart writes a chart of files (paths relative to the chart directory) and returns its
-// directory.
-func writeChart(t *testing.T, name string, files map[string]string) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), name)
-	for file, content := range files {
-		path := filepath.Join(dir, file)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
 
 // writeRevisionChart writes a chart whose ConfigMap records .Release.Revision and
 // .Release.IsUpgrade, so the plan must know the revision the apply will write.

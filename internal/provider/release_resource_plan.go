@@ -142,10 +142,10 @@ func recordedOf(state *releaseModel) *release.Recorded {
 	if state == nil {
 		return nil
 	}
-	known, unknown := plannedManifests(state.Manifests)
+	known, complete := completeManifests(state.Manifests)
 	return &release.Recorded{
 		Manifests: known,
-		Complete:  !state.Manifests.IsNull() && !state.Manifests.IsUnknown() && len(unknown) == 0 && len(known) == len(state.Manifests.Elements()),
+		Complete:  complete,
 		Revision:  int(state.Revision.ValueInt64()), Status: rcommon.Status(state.Status.ValueString()),
 		ChartVersion: state.ChartVersion.ValueString(),
 	}
@@ -351,8 +351,8 @@ func (r *releaseResource) onlyIgnoredDiffer(ctx context.Context, env *renderEnv,
 
 // sameManifests reports whether rendered equals the known manifests of a state.
 func sameManifests(rendered map[string]string, state types.Map) bool {
-	known, unknown := plannedManifests(state)
-	return !state.IsNull() && !state.IsUnknown() && len(unknown) == 0 && len(known) == len(state.Elements()) && maps.Equal(known, rendered)
+	known, complete := completeManifests(state)
+	return complete && maps.Equal(known, rendered)
 }
 
 // needsUpgrade reports whether applying plan over state takes a Helm upgrade: the objects or

@@ -53,6 +53,34 @@ func TestNeedsUpgrade(t *testing.T) {
 	}
 }
 
+// The manifests of a state are complete only when every entry is known: an import's null map,
+// an unknown one and a map with an unknown or null entry are not.
+func TestCompleteManifests(t *testing.T) {
+	withB := func(b types.String) types.Map {
+		return types.MapValueMust(types.StringType, map[string]attr.Value{"ConfigMap/a": types.StringValue("x\n"), "Secret/b": b})
+	}
+	for _, tc := range []struct {
+		name      string
+		manifests types.Map
+		complete  bool
+		a         string // the known manifest of ConfigMap/a
+	}{
+		{"all known", manifestsMap(t, map[string]string{"ConfigMap/a": "x\n"}), true, "x\n"},
+		{"empty", manifestsMap(t, map[string]string{}), true, ""},
+		{"an unknown entry", withB(types.StringUnknown()), false, "x\n"},
+		{"a null entry", withB(types.StringNull()), false, "x\n"},
+		{"null (an import)", types.MapNull(types.StringType), false, ""},
+		{"unknown", types.MapUnknown(types.StringType), false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			known, complete := completeManifests(tc.manifests)
+			if complete != tc.complete || known["ConfigMap/a"] != tc.a {
+				t.Errorf("completeManifests = %q, %t; want ConfigMap/a %q, %t", known, complete, tc.a, tc.complete)
+			}
+		})
+	}
+}
+
 func TestSameManifests(t *testing.T) {
 	state := manifestsMap(t, map[string]string{"ConfigMap/a": "x\n", "Secret/b": "y\n"})
 	if !sameManifests(map[string]string{"ConfigMap/a": "x\n", "Secret/b": "y\n"}, state) {

@@ -14,20 +14,6 @@ import (
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chartserver"
 )
 
-// assertNoPasswordForm checks text as it is and with its whitespace collapsed, as Terraform
-// wraps diagnostics at spaces.
-func assertNoPasswordForm(t *testing.T, where, text string, passwords ...string) {
-	t.Helper()
-	text += "\n" + strings.Join(strings.Fields(text), " ")
-	for _, password := range passwords {
-		for name, form := range chartserver.SecretFormsLeaks(password) {
-			if i := strings.Index(text, form); i >= 0 {
-				t.Errorf("%s shows the password as %s (%q) near: %q", where, name, form, text[max(0, i-160):min(len(text), i+len(form)+40)])
-			}
-		}
-	}
-}
-
 func secretFormsConfig(namespace, password string) string {
 	return "\nprovider \"gitlabk8s\" {}\n" + releaseConfig("web", namespace, chartserver.FixtureChart("secret-forms"), fmt.Sprintf(`  set_sensitive = {
     "db.password"    = %q

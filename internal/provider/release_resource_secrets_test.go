@@ -2,7 +2,6 @@ package provider
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"regexp"
@@ -25,54 +24,6 @@ func assertNoCanary(t *testing.T, where, text, canary string) {
 			t.Errorf("%s contains the sensitive value (as %q) near: %q", where, form, text[max(0, i-120):min(len(text), i+len(form)+40)])
 		}
 	}
-}
-
-// nonSensitiveValues returns the attribute values of every resource in a `terraform show
-// -json` document (plan or state), without the attributes the schema marks sensitive.
-func nonSensitiveValues(t *testing.T, showJSON string) (string, int) {
-	t.Helper()
-	var doc map[string]any
-	if err := json.Unmarshal([]byte(showJSON), &doc); err != nil {
-		t.Fatalf("parse terraform show -json: %v", err)
-	}
-	var values []any
-	var collect func(v any)
-	collect = func(v any) {
-		switch x := v.(type) {
-		case map[string]any:
-			if attrs, ok := x["values"].(map[string]any); ok && x["type"] == "gitlabk8s_release" {
-				values = append(values, attrs)
-			}
-			if change, ok := x["change"].(map[string]any); ok && x["type"] == "gitlabk8s_release" {
-				for _, side := range []string{"before", "after"} {
-					if attrs, ok := change[side].(map[string]any); ok {
-						values = append(values, attrs)
-					}
-				}
-			}
-			for k, e := range x {
-				if k != "configuration" {
-					collect(e)
-				}
-			}
-		case []any:
-			for _, e := range x {
-				collect(e)
-			}
-		}
-	}
-	collect(doc)
-	for _, v := range values {
-		attrs := v.(map[string]any)
-		delete(attrs, "set_sensitive")
-		delete(attrs, "values_sensitive")
-		delete(attrs, "repository_password")
-	}
-	out, err := json.Marshal(values)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(out), len(values)
 }
 
 func TestAccRelease_sensitiveValuesNeverShow(t *testing.T) {

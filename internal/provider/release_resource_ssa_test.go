@@ -286,3 +286,57 @@ func TestAccRelease_upgradeLeavesOthersFieldsAlone(t *testing.T) {
 		},
 	})
 }
+
+// A field left to others is theirs only while the configuration does not change it: a new
+// image.tag, with ignore_differences naming the manager that patched the image, shows in the
+// plan and the apply sets it, and a new replicaCount over the replicas an autoscaler set
+// (kube-controller-manager, through the scale subresource) does the same. What the
+// configuration did not change stays as the other manager set it.
+func TestAccRelease_changeOfAFieldLeftToOthersIsApplied(t *testing.T) {
+	e := testAccRelease(t)
+	release := func(tag, replicas string) string {
+		return e.webRelease(fmt.Sprintf(`  ignore_differences = [{ kind = "Deployment", managers = ["image-controller"] }]
+  set = { "image.tag" = %q, "replicaCount" = %q }`, tag, replicas))
+	}
+	testAccResourceTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: release("1.25.0", "1")},
+			{
+				PreConfig: func() {
+					e.setImage(t, "registry.example/web:patched", "image-controller")
+					e.scaleDeployment(t, 3, "kube-controller-manager")
+				},
+				Config:           release("1.25.0", "1"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+			{
+				Config: release("1.26.0", "1"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					expectManifestChanges(webAddress, map[string]*manifestLines{
+						"Deployment.apps/web": {removed: []string{"image: registry.example/web:1.25.0"}, added: []string{"image: registry.example/web:1.26.0"}},
+					}),
+				}},
+				Check: e.checkDeployment("registry.example/web:1.26.0", 3),
+			},
+			{
+				Config:           release("1.26.0", "1"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+			{
+				PreConfig: func() { e.setImage(t, "registry.example/web:patched-again", "image-controller") },
+				Config:    release("1.26.0", "2"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					expectManifestChanges(webAddress, map[string]*manifestLines{
+						"Deployment.apps/web": {removed: []string{"replicas: 1"}, added: []string{"replicas: 2"}},
+					}),
+				}},
+				Check: e.checkDeployment("registry.example/web:patched-again", 2),
+			},
+			{
+				Config:           release("1.26.0", "2"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
+	})
+}

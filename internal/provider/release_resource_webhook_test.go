@@ -67,8 +67,3 @@ func TestAccRelease_dryRunAsksAdmissionWebhooks(t *testing.T) {
 }
 
 var diagnosticFrame = regexp.MustCompile(`[\s│]+`)
-
-// diagnosticText joins the lines Terraform wraps a diagnostic into, frame and all, with single spaces.
-func diagnosticText(out string) string {
-	return diagnosticFrame.ReplaceAllString(out, " ")
-}

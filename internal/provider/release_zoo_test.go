@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -306,19 +304,6 @@ func (e *releaseTestEnv) otherNamespace(t *testing.T) string {
 		_ = e.kube.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{})
 	})
 	return ns
-}
-
-// runHelmIn runs the helm CLI against namespace of c with a configuration of its own.
-func runHelmIn(t *testing.T, helm string, c *testcluster.Cluster, namespace string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command(helm, append(args, "--namespace", namespace, "--kubeconfig", c.Kubeconfig)...)
-	home := t.TempDir()
-	cmd.Env = append(os.Environ(), "HELM_CACHE_HOME="+home+"/cache", "HELM_CONFIG_HOME="+home+"/config", "HELM_DATA_HOME="+home+"/data")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
 }
 
 // zooKinds are the kinds whose objects the provider's and Helm's namespaces must hold alike.

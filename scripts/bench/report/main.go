@@ -225,6 +225,8 @@ func writeReport(w *bytes.Buffer, res *results, m meta, profiles map[string]stri
 			floorRatioSize, plan.median/providerOnly.median, plan.median, providerOnly.median)
 	}
 
+	writeBeforeAfter(w, res, m)
+
 	fmt.Fprintln(w, "## Terraform and the provider (seconds, median [fastest–slowest])")
 	fmt.Fprintln(w)
 	writeTimingTable(w, res, sizes, terraformRows)

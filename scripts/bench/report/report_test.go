@@ -47,6 +47,16 @@ func lines(size, metric string, seconds ...string) string {
 	return b.String()
 }
 
+// expectLines fails the test for each of wants that out does not contain.
+func expectLines(t *testing.T, out string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+}
+
 func verdicts(t *testing.T, input string) map[string]targetResult {
 	t.Helper()
 	res, err := parseResults(strings.NewReader(input))
@@ -150,11 +160,7 @@ func TestWriteReport_failureRunsDoNotAddASizeColumn(t *testing.T) {
 	if strings.Contains(out, "| 10 objects") {
 		t.Errorf("report has a 10-object column though only failure detection ran at 10:\n%s", out)
 	}
-	for _, want := range []string{"| 100 objects |", "| `terraform apply` | 1 | 5.00 |", "## Findings"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("report lacks %q:\n%s", want, out)
-		}
-	}
+	expectLines(t, out, "| 100 objects |", "| `terraform apply` | 1 | 5.00 |", "## Findings")
 }
 
 func TestStat_providerFiguresOnlyFromCommandsThatStartedIt(t *testing.T) {
@@ -225,5 +231,54 @@ func TestEvaluateTargets_quoteTheProviderThatDoesNothing(t *testing.T) {
 	diff := findTarget(t, all, "One-change plan faster than `helm template \\| kubectl diff --server-side`, 10 objects")
 	if diff.verdict != verdictMiss || !strings.Contains(diff.measured, "a provider that does nothing: 0.15 s") {
 		t.Errorf("diff target: got %s %q", diff.verdict, diff.measured)
+	}
+}
+
+func TestWriteBeforeAfter_ratiosOfTheMedians(t *testing.T) {
+	input := "100\tbaseline_plan_nochange\t1\t2.0\t102400\t0.4\t3\n" +
+		"100\tbaseline_plan_nochange\t2\t4.0\t122880\t0.6\t3\n" +
+		"100\tbaseline_plan_nochange\t3\t3.0\t112640\t0.5\t3\n" +
+		"100\tplan_nochange\t1\t1.5\t153600\t0.5\t3\n" +
+		"100\tplan_nochange\t2\t1.5\t153600\t0.5\t3\n" +
+		"100\tplan_nochange\t3\t1.5\t163840\t0.5\t3\n" +
+		"100\tapply_install\t1\t9.0\t204800\t2.0\t4\n" // no baseline figure: no row
+	res, err := parseResults(strings.NewReader(input))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := meta{values: map[string]string{"baseline": "94a27b2", "commit": "1ee1ab4", "baseline_bytes": "60000000", "provider_bytes": "75000000"}}
+	var buf bytes.Buffer
+	writeBeforeAfter(&buf, res, m)
+	out := buf.String()
+	expectLines(t, out,
+		"## Before and after: 94a27b2 against 1ee1ab4",
+		"| size of the provider binary (static, `-trimpath -s -w`) | 60.0 MB | 75.0 MB | 1.25x |",
+		"| `terraform plan`, no change | 100 | 3.00 [2.00–4.00] | 1.50 [1.50–1.50] | 0.50x |",
+		"| `terraform plan`, no change | 100 | 110 [120] | 150 [160] | 1.36x | 0.50 | 0.50 | 1.00x |")
+	if strings.Contains(out, "install") {
+		t.Errorf("before-and-after has a row the baseline did not measure:\n%s", out)
+	}
+}
+
+func TestWriteReport_beforeAndAfterOnlyWithABaseline(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		input string
+		want  bool
+	}{
+		{"without", lines("100", "plan_nochange", "1.0"), false},
+		{"with", lines("100", "plan_nochange", "1.0") + lines("100", "baseline_plan_nochange", "2.0"), true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := parseResults(strings.NewReader(tt.input))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			writeReport(&buf, res, meta{values: map[string]string{}}, nil, nil)
+			if got := strings.Contains(buf.String(), "## Before and after"); got != tt.want {
+				t.Errorf("report has a before-and-after section: %v, want %v:\n%s", got, tt.want, buf.String())
+			}
+		})
 	}
 }
