@@ -415,7 +415,7 @@ func (r *releaseResource) ImportState(ctx context.Context, req resource.ImportSt
 	for attr, value := range map[string]any{
 		"id": req.ID, "name": name, "namespace": namespace,
 		"atomic": defaultReleaseAtomic, "wait": defaultReleaseWait, "timeout": defaultReleaseTimeout,
-		"max_history": int64(defaultReleaseMaxHistory), "recover_pending": defaultRecoverPending, "plain_http": false,
+		"max_history": int64(defaultReleaseMaxHistory), "recover_pending": defaultRecoverPending, "plain_http": false, "run_tests": false,
 		"cascade": defaultReleaseCascade, "force_replace": false, "plan_checks": planChecksAll, "dependency_update": false,
 		"insecure_skip_tls_verify": false,
 	} {
