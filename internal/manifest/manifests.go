@@ -40,6 +40,12 @@ func (r *Redactor) Manifests(objs []Object, defaultNamespace string, isNamespace
 	return manifests, nil
 }
 
+// Keys returns the keys [Manifests] gives objs, without redacting and rendering them.
+func Keys(objs []Object, defaultNamespace string, isNamespaced func(apiVersion, kind string) bool) (map[string]bool, error) {
+	var r *Redactor
+	return r.Keys(objs, defaultNamespace, isNamespaced)
+}
+
 // Keys returns the keys [Redactor.Manifests] gives objs, without redacting and rendering them.
 func (r *Redactor) Keys(objs []Object, defaultNamespace string, isNamespaced func(apiVersion, kind string) bool) (map[string]bool, error) {
 	r = r.withValues(harvestSecretValues(objs))

@@ -240,4 +240,18 @@ func TestKeys_sameAsTheKeysOfManifests(t *testing.T) {
 	if _, err := r.Keys(dup, fixtureNamespace, nil); err == nil || !strings.Contains(err.Error(), "duplicate object") {
 		t.Errorf("Keys of a duplicated object: error %v, want a duplicate error", err)
 	}
+	// Without a redactor, as a release's core asks which keys its objects have.
+	unredacted, err := Manifests(objs, fixtureNamespace, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plainKeys, err := Keys(objs, fixtureNamespace, nil)
+	if err != nil || len(plainKeys) != len(unredacted) {
+		t.Fatalf("Keys = %d keys, %v; Manifests %d", len(plainKeys), err, len(unredacted))
+	}
+	for key := range unredacted {
+		if !plainKeys[key] {
+			t.Errorf("Keys lacks %s", key)
+		}
+	}
 }

@@ -37,26 +37,13 @@ func readRedactionRecord(ctx context.Context, private privateGetter) manifest.Re
 }
 
 // writeRedactionRecord records rec in private.
-func writeRedactionRecord(ctx context.Context, private privateSetter, rec manifest.RedactionRecord) diag.Diagnostics {
+// d builds its diagnostics.
+func writeRedactionRecord(ctx context.Context, private privateSetter, rec manifest.RedactionRecord, d releaseDiagnostics) diag.Diagnostics {
 	data, err := rec.Encode()
 	if err != nil {
 		var diags diag.Diagnostics
-		diags.AddError("Unable to Record Release", fmt.Sprintf("The redaction record of the release could not be encoded.\n\n%v", err))
+		diags.Append(d.Error("Unable to Record Release", fmt.Sprintf("The redaction record of the release could not be encoded.\n\n%v", err)))
 		return diags
 	}
 	return private.SetKey(ctx, redactionPrivateKey, data)
-}
-
-// withKey returns rec with a key, drawing one when it has none.
-func withKey(rec manifest.RedactionRecord, diags *diag.Diagnostics) (manifest.RedactionRecord, bool) {
-	if rec.Key != nil {
-		return rec, true
-	}
-	key, err := manifest.NewRedactionKey()
-	if err != nil {
-		diags.AddError("Unable to Record Release", fmt.Sprintf("No key for the release's markers could be drawn.\n\n%v", err))
-		return rec, false
-	}
-	rec.Key = key
-	return rec, true
 }

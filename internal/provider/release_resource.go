@@ -408,8 +408,8 @@ func (m *releaseModel) releaseID() string {
 func (r *releaseResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	namespace, name, ok := strings.Cut(req.ID, "/")
 	if !ok || namespace == "" || name == "" || strings.Contains(name, "/") {
-		resp.Diagnostics.AddError("Invalid Import ID", fmt.Sprintf(
-			"The import ID %q is not of the form <namespace>/<name>. Use the namespace and the name of the Helm release, as `helm list -A` shows them, e.g. review-42/web.", req.ID))
+		resp.Diagnostics.Append(noRelease.Error("Invalid Import ID", fmt.Sprintf(
+			"The import ID %q is not of the form <namespace>/<name>. Use the namespace and the name of the Helm release, as `helm list -A` shows them, e.g. review-42/web.", req.ID)))
 		return
 	}
 	for attr, value := range map[string]any{
@@ -442,7 +442,7 @@ func (releaseNameValidator) ValidateString(_ context.Context, req validator.Stri
 		return
 	}
 	if err := chart.ValidateReleaseName(req.ConfigValue.ValueString()); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Release Name", "Helm cannot use this release name. Choose a shorter or simpler name.\n\n"+err.Error())
+		resp.Diagnostics.Append(noRelease.AttributeError(req.Path, "Invalid Release Name", "Helm cannot use this release name. Choose a shorter or simpler name.\n\n"+err.Error()))
 	}
 }
 
@@ -464,7 +464,7 @@ func (releaseNamespaceValidator) ValidateString(_ context.Context, req validator
 		return
 	}
 	if err := gitlab.ValidateNamespace(req.ConfigValue.ValueString()); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Namespace", "The release's namespace is not a valid namespace name.\n\n"+err.Error())
+		resp.Diagnostics.Append(noRelease.AttributeError(req.Path, "Invalid Namespace", "The release's namespace is not a valid namespace name.\n\n"+err.Error()))
 	}
 }
 
@@ -485,7 +485,7 @@ func (durationValidator) ValidateString(_ context.Context, req validator.StringR
 	}
 	d, err := time.ParseDuration(req.ConfigValue.ValueString())
 	if err != nil || d <= 0 {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Duration",
-			fmt.Sprintf("%q is not a positive duration. Use a number with a unit: `90s`, `10m`, `1h`.", req.ConfigValue.ValueString()))
+		resp.Diagnostics.Append(noRelease.AttributeError(req.Path, "Invalid Duration",
+			fmt.Sprintf("%q is not a positive duration. Use a number with a unit: `90s`, `10m`, `1h`.", req.ConfigValue.ValueString())))
 	}
 }

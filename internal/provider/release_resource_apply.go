@@ -69,7 +69,7 @@ func (r *releaseResource) Update(ctx context.Context, req resource.UpdateRequest
 // chart frozen to the rendering checked against the plan (chart.Freeze), so what it applies is
 // that rendering, whatever the templates draw at random or look up.
 func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, stored privateGetter, private privateSetter, diags *diag.Diagnostics) {
-	id := plan.releaseID()
+	id, d := plan.releaseID(), plan.diagnostics()
 	creating := state == nil
 	env := r.renderEnvironment(ctx, plan, true, stored, diags)
 	if env == nil {
@@ -84,14 +84,14 @@ func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, 
 	next, rendered := applying.Next, applying.Rendering
 	target := next.Target
 	if err := checkPlanned(plan.Manifests, rendered.Manifests); err != nil {
-		diags.Append(planMismatchDiagnostic(id, err))
+		diags.Append(planMismatchDiagnostic(d, id, err))
 		return
 	}
 	planned := rendered.Manifests
 	frozen := chart.Freeze(rendered.Loaded, rendered.Rendered.Files)
 	caps, err := chart.Capabilities(rendered.Options)
 	if err != nil {
-		diags.AddError("Unable to Apply Release", fmt.Sprintf("The capabilities of release %s could not be built.\n\n%v", id, err))
+		diags.Append(d.Error("Unable to Apply Release", fmt.Sprintf("The capabilities of release %s could not be built.\n\n%v", id, err)))
 		return
 	}
 	namespace := plan.Namespace.ValueString()
@@ -125,18 +125,18 @@ func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, 
 	tflog.Info(ctx, "applying release "+id, map[string]any{"release": id, "revision": target.Revision, "objects": len(planned)})
 	out, err := env.client.Apply(ctx, spec, next)
 	if out != nil && out.Recovered != "" {
-		diags.AddWarning("Release Recovered", fmt.Sprintf("Release %s had been left by an interrupted run: %s.", id, out.Recovered))
+		diags.Append(d.Warning("Release Recovered", fmt.Sprintf("Release %s had been left by an interrupted run: %s.", id, out.Recovered)))
 	}
 	if out != nil && len(out.Removed) > 0 {
 		tflog.Info(ctx, "release "+id+": deleted objects left by failed revisions: "+strings.Join(out.Removed, ", "), map[string]any{"release": id})
 	}
 	if out != nil && out.RemoveErr != nil {
-		diags.AddWarning("Objects Left by Failed Revisions", fmt.Sprintf(
+		diags.Append(d.Warning("Objects Left by Failed Revisions", fmt.Sprintf(
 			"Release %s was upgraded, but %s, created by a revision that failed or was interrupted and no longer part of the release, "+
-				"could not be deleted. Delete them by hand.\n\n%s", id, strings.Join(out.Removed, ", "), redactorFor(plan).String(out.RemoveErr.Error())))
+				"could not be deleted. Delete them by hand.\n\n%s", id, strings.Join(out.Removed, ", "), out.RemoveErr)))
 	}
 	if err != nil {
-		diags.Append(applyDiagnostic(id, creating, redactorFor(plan), err))
+		diags.Append(applyDiagnostic(d, id, creating, err))
 		return
 	}
 	plan.Revision = types.Int64Value(int64(out.Release.Version))
@@ -148,13 +148,13 @@ func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, 
 		plan.Manifests = manifests
 	}
 	gen, rec, err := env.request.Applied(applying)
-	diags.Append(writeGenerated(ctx, private, gen)...)
+	diags.Append(writeGenerated(ctx, private, gen, d)...)
 	if err != nil {
-		diags.AddError("Unable to Record Release", fmt.Sprintf(
-			"Release %s was applied, but what the next plan compares it with could not be recorded.\n\n%v", id, err))
+		diags.Append(d.Error("Unable to Record Release", fmt.Sprintf(
+			"Release %s was applied, but what the next plan compares it with could not be recorded.\n\n%v", id, err)))
 		return
 	}
-	diags.Append(writeRedactionRecord(ctx, private, rec)...)
+	diags.Append(writeRedactionRecord(ctx, private, rec, d)...)
 	tflog.Info(ctx, "applied release "+id, map[string]any{"release": id, "revision": out.Release.Version})
 }
 
@@ -189,7 +189,10 @@ func (r *releaseResource) Delete(ctx context.Context, req resource.DeleteRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	clients := r.data.clients(ctx, "uninstalling release "+state.releaseID(), &resp.Diagnostics)
+	d := state.diagnostics()
+	var connecting diag.Diagnostics
+	clients := r.data.clients(ctx, "uninstalling release "+state.releaseID(), &connecting)
+	resp.Diagnostics.Append(d.RedactedAll(connecting)...)
 	if clients == nil {
 		return
 	}
@@ -197,9 +200,9 @@ func (r *releaseResource) Delete(ctx context.Context, req resource.DeleteRequest
 	tflog.Info(ctx, "uninstalling release "+id, map[string]any{"release": id})
 	client := newHelmClient(ctx, clients, &state)
 	if err := client.Uninstall(ctx, state.Namespace.ValueString(), state.Name.ValueString(), state.timeoutDuration(), state.cascade()); err != nil {
-		resp.Diagnostics.AddError("Unable to Uninstall Release", fmt.Sprintf(
+		resp.Diagnostics.Append(d.Error("Unable to Uninstall Release", fmt.Sprintf(
 			"Release %s could not be uninstalled, or its objects were not gone within the timeout; the message says which objects remain "+
 				"and what holds them (finalizers). Remove what blocks them, or raise timeout, and destroy again.\n\n%s",
-			id, redactorFor(&state).String(err.Error())))
+			id, err)))
 	}
 }

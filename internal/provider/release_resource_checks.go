@@ -103,6 +103,7 @@ func checkedObjects(m *releaseModel, rendered *release.Rendering) []validate.Obj
 }
 
 func addFindingDiagnostic(m *releaseModel, f validate.Finding, target validate.Version, diags *diag.Diagnostics) {
+	d := m.diagnostics()
 	at := path.Root("manifests").AtMapKey(f.Key)
 	object := fmt.Sprintf("%s (%s %s", f.Key, f.APIVersion, f.Kind)
 	if f.Source != "" {
@@ -116,13 +117,13 @@ func addFindingDiagnostic(m *releaseModel, f validate.Finding, target validate.V
 		if lc.Unlisted {
 			when = "is not served by Kubernetes " + lc.Removed.String() + " (removed in that version or earlier)"
 		}
-		diags.AddAttributeError(at, "API Version Not Served", fmt.Sprintf(
+		diags.Append(d.AttributeError(at, "API Version Not Served", fmt.Sprintf(
 			"Release %s: %s uses an API version that %s; the target is Kubernetes %s, so the apply would fail. %s",
-			m.releaseID(), object, when, target, replacementAdvice(lc)))
+			m.releaseID(), object, when, target, replacementAdvice(lc))))
 	case validate.NotYetServedAPI:
-		diags.AddAttributeError(at, "API Version Not Served", fmt.Sprintf(
+		diags.Append(d.AttributeError(at, "API Version Not Served", fmt.Sprintf(
 			"Release %s: %s uses an API version introduced in Kubernetes %s; the target is Kubernetes %s, so the apply would fail. "+
-				"Use an API version the target serves, or upgrade the cluster first.", m.releaseID(), object, lc.Introduced, target))
+				"Use an API version the target serves, or upgrade the cluster first.", m.releaseID(), object, lc.Introduced, target)))
 	case validate.DeprecatedAPI:
 		when := fmt.Sprintf("is deprecated since Kubernetes %s", lc.Deprecated)
 		if !lc.Removed.IsZero() && !lc.Unlisted {
@@ -131,24 +132,24 @@ func addFindingDiagnostic(m *releaseModel, f validate.Finding, target validate.V
 		if lc.Unlisted {
 			when = fmt.Sprintf("is not served by Kubernetes %s any more (and may already be removed in %s)", lc.Removed, target)
 		}
-		diags.AddAttributeWarning(at, "Deprecated API Version", fmt.Sprintf(
-			"Release %s: %s uses an API version that %s. %s", m.releaseID(), object, when, replacementAdvice(lc)))
+		diags.Append(d.AttributeWarning(at, "Deprecated API Version", fmt.Sprintf(
+			"Release %s: %s uses an API version that %s. %s", m.releaseID(), object, when, replacementAdvice(lc))))
 	case validate.InvalidField:
 		lines := make([]string, 0, len(f.Fields))
 		for _, fe := range f.Fields {
 			lines = append(lines, "  "+fe.Path+": "+fe.Message)
 		}
-		fields := redactorFor(m).String(strings.Join(lines, "\n"))
+		fields := strings.Join(lines, "\n")
 		if f.Uncertain {
-			diags.AddAttributeWarning(at, "Fields Unknown to the Shipped Schema", fmt.Sprintf(
+			diags.Append(d.AttributeWarning(at, "Fields Unknown to the Shipped Schema", fmt.Sprintf(
 				"Release %s: %s has fields that %s does not declare:\n%s\n\nThe target is Kubernetes %s, which may have added them. If it "+
 					"did not, the API server will refuse the object or drop them. Plan with the cluster reachable (and plan_checks = \"all\") to check against its own "+
-					"schema, or use a provider built for Kubernetes %s.", m.releaseID(), object, schemaName(f.Schema), fields, target, target))
+					"schema, or use a provider built for Kubernetes %s.", m.releaseID(), object, schemaName(f.Schema), fields, target, target)))
 			return
 		}
-		diags.AddAttributeError(at, "Invalid Object Fields", fmt.Sprintf(
+		diags.Append(d.AttributeError(at, "Invalid Object Fields", fmt.Sprintf(
 			"Release %s: %s has fields that %s does not accept, so the API server would refuse it or drop them:\n%s\n\n"+
-				"Fix the template or the values that produce these fields.", m.releaseID(), object, schemaName(f.Schema), fields))
+				"Fix the template or the values that produce these fields.", m.releaseID(), object, schemaName(f.Schema), fields)))
 	}
 }
 

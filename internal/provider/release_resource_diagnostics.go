@@ -11,7 +11,6 @@ import (
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/drift"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
-	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/patch"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/release"
 )
@@ -21,12 +20,13 @@ import (
 // ignoreRuleDiagnostic points an invalid ignore_differences rule (at rule) at the attribute
 // and list element it concerns.
 func ignoreRuleDiagnostic(rule path.Path, err error) diag.Diagnostic {
+	d := noRelease
 	at := rule
 	var ruleErr *drift.RuleError
 	if errors.As(err, &ruleErr) && ruleErr.Field != "" {
 		at = rule.AtName(ruleErr.Field).AtListIndex(ruleErr.Index)
 	}
-	return diag.NewAttributeErrorDiagnostic(at, "Invalid Ignore Differences Rule",
+	return d.AttributeError(at, "Invalid Ignore Differences Rule",
 		at.String()+" cannot be used: "+errorText(err)+". Fix the rule, or remove it.")
 }
 
@@ -60,28 +60,28 @@ func valuesErrorPath(err error) path.Path {
 }
 
 // valuesDiagnostic refuses values that chart.MergeValues cannot merge, at the attribute, and
-// the document or key, the error names.
-func valuesDiagnostic(id string, err error, redact func(string) string) diag.Diagnostic {
+// the document or key, the error names. d builds it.
+func valuesDiagnostic(id string, err error, d releaseDiagnostics) diag.Diagnostic {
 	at := valuesErrorPath(err)
 	message := err.Error()
 	var values *chart.ValuesError
 	if errors.As(err, &values) {
 		message = at.String() + ": " + values.Err.Error()
 	}
-	return diag.NewAttributeErrorDiagnostic(at, "Invalid Values", fmt.Sprintf(
-		"The values of release %s could not be merged. Fix the YAML document or the --set path named below.\n\n%s", id, redact(message)))
+	return d.AttributeError(at, "Invalid Values", fmt.Sprintf(
+		"The values of release %s could not be merged. Fix the YAML document or the --set path named below.\n\n%s", id, message))
 }
 
-func planMismatchDiagnostic(id string, err error) diag.Diagnostic {
-	return diag.NewErrorDiagnostic("Chart Rendered Differently at Apply", fmt.Sprintf(
+func planMismatchDiagnostic(d releaseDiagnostics, id string, err error) diag.Diagnostic {
+	return d.Error("Chart Rendered Differently at Apply", fmt.Sprintf(
 		"Release %s was not applied: what Helm renders now is not what the plan showed, and nothing was changed in the cluster. This "+
 			"happens when an object that a template looks up changed since the plan, when the release changed since the plan, or when the "+
 			"template tests .Capabilities that differ from the plan's. Plan again. Secret values are shown as hashes.\n\n%v", id, err))
 }
 
 // applyDiagnostic explains a failed install or upgrade: what failed, what atomic did and what
-// to do next. Every message goes through the redactor.
-func applyDiagnostic(id string, creating bool, redactor *manifest.Redactor, err error) diag.Diagnostic {
+// to do next. d builds it.
+func applyDiagnostic(d releaseDiagnostics, id string, creating bool, err error) diag.Diagnostic {
 	summary := "Unable to Upgrade Release"
 	if creating {
 		summary = "Unable to Install Release"
@@ -98,21 +98,21 @@ func applyDiagnostic(id string, creating bool, redactor *manifest.Redactor, err 
 	)
 	switch {
 	case errors.As(err, &tested):
-		return diag.NewErrorDiagnostic("Release Test Failed", fmt.Sprintf(
+		return d.Error("Release Test Failed", fmt.Sprintf(
 			"Release %s was applied, but a test hook of its chart failed, and run_tests is set. The message names the hook, its pod "+
 				"and why it failed; see its log with `kubectl logs` while its hook-delete-policy keeps it, fix the release or its test, "+
-				"and apply again.\n\n%s", id, redactor.String(err.Error())))
+				"and apply again.\n\n%s", id, err))
 	case errors.As(err, &mismatch):
-		return planMismatchDiagnostic(id, mismatch)
+		return planMismatchDiagnostic(d, id, mismatch)
 	case errors.As(err, &changed):
-		return diag.NewErrorDiagnostic("Release Changed During Apply", fmt.Sprintf(
+		return d.Error("Release Changed During Apply", fmt.Sprintf(
 			"Release %s was not applied: another operation (helm, or another run) changed it after this apply read its history, and "+
-				"nothing was changed by this apply. Check `helm history`, then plan and apply again.\n\n%s", id, redactor.String(err.Error())))
+				"nothing was changed by this apply. Check `helm history`, then plan and apply again.\n\n%s", id, err))
 	case errors.As(err, &pending):
-		return diag.NewErrorDiagnostic("Release Operation In Progress", fmt.Sprintf(
+		return d.Error("Release Operation In Progress", fmt.Sprintf(
 			"Release %s is %s at revision %d, left by another operation or by a run that was killed, and recover_pending is false. "+
 				"If nothing else is operating on it, set recover_pending = true (the default) or run `helm rollback`, then apply again.\n\n%s",
-			id, pending.Status, pending.Revision, redactor.String(err.Error())))
+			id, pending.Status, pending.Revision, err))
 	}
 	var what string
 	switch {
@@ -134,79 +134,79 @@ func applyDiagnostic(id string, creating bool, redactor *manifest.Redactor, err 
 	if errors.As(err, &op) && op.Undo != "" {
 		what += " Because atomic is set, the release was " + op.Undo + "."
 	}
-	return diag.NewErrorDiagnostic(summary, fmt.Sprintf("Applying release %s failed. %s\n\n%s", id, what, redactor.String(err.Error())))
+	return d.Error(summary, fmt.Sprintf("Applying release %s failed. %s\n\n%s", id, what, err))
 }
 
-func pendingWarning(id string, rel *helmv1.Release, recoverPending bool) diag.Diagnostic {
+func pendingWarning(d releaseDiagnostics, id string, rel *helmv1.Release, recoverPending bool) diag.Diagnostic {
 	next := "The next apply recovers it (recover_pending): a pending install is uninstalled and installed again, a pending upgrade or " +
 		"rollback is marked failed and upgraded."
 	if !recoverPending {
 		next = "recover_pending is false, so the next apply fails until someone runs `helm rollback` or sets recover_pending = true."
 	}
-	return diag.NewWarningDiagnostic("Release Left Pending", fmt.Sprintf(
+	return d.Warning("Release Left Pending", fmt.Sprintf(
 		"Release %s is %s at revision %d: an operation was interrupted or is still running. %s", id, rel.Info.Status, rel.Version, next))
 }
 
 // applyRefusedDiagnostic explains why an apply did not start (release.Request.Apply): the
 // history could not be read, a release to create exists, or it could not be rendered.
 func applyRefusedDiagnostic(m *releaseModel, err error) diag.Diagnostic {
-	id := m.releaseID()
+	id, d := m.releaseID(), m.diagnostics()
 	var history *release.HistoryError
 	var exists *release.ExistsError
 	switch {
 	case errors.As(err, &history):
-		return diag.NewErrorDiagnostic("Unable to Read Release", fmt.Sprintf(
-			"The history of release %s could not be read, so it was not applied.\n\n%s", id, redactorFor(m).String(history.Err.Error())))
+		return d.Error("Unable to Read Release", fmt.Sprintf(
+			"The history of release %s could not be read, so it was not applied.\n\n%s", id, history.Err))
 	case errors.As(err, &exists):
-		return diag.NewErrorDiagnostic("Release Already Exists", fmt.Sprintf(
+		return d.Error("Release Already Exists", fmt.Sprintf(
 			"Helm release %s already exists (revision %d, %s) and is not managed by this configuration. Import it with "+
 				"`terraform import <address> %s`, or choose another name.", id, exists.Last.Version, exists.Last.Status, id))
 	case errors.As(err, new(*release.RenderError)):
 		return renderDiagnostic(m, err)
 	default:
-		return diag.NewErrorDiagnostic("Unable to Apply Release", fmt.Sprintf("Release %s was not applied.\n\n%s", id, redactorFor(m).String(err.Error())))
+		return d.Error("Unable to Apply Release", fmt.Sprintf("Release %s was not applied.\n\n%s", id, err))
 	}
 }
 
 // renderDiagnostic explains why the release could not be rendered (release.RenderError), on
 // the attribute concerned.
 func renderDiagnostic(m *releaseModel, err error) diag.Diagnostic {
-	id, redact := m.releaseID(), redactorFor(m).String
+	id, d := m.releaseID(), m.diagnostics()
 	var failed *release.RenderError
 	if !errors.As(err, &failed) {
-		return diag.NewAttributeErrorDiagnostic(path.Root("chart"), "Unable to Render Chart", fmt.Sprintf(
-			"Release %s could not be rendered.\n\n%s", id, redact(err.Error())))
+		return d.AttributeError(path.Root("chart"), "Unable to Render Chart", fmt.Sprintf(
+			"Release %s could not be rendered.\n\n%s", id, err))
 	}
 	at := path.Root("chart")
 	switch failed.Step {
 	case release.StepLoad:
-		if d, ok := repositoryConnectionDiagnostic(m, failed.Err, redact); ok {
-			return d
+		if diagnostic, ok := repositoryConnectionDiagnostic(d, m, failed.Err); ok {
+			return diagnostic
 		}
-		return diag.NewAttributeErrorDiagnostic(at, "Unable to Load Chart", fmt.Sprintf(
+		return d.AttributeError(at, "Unable to Load Chart", fmt.Sprintf(
 			"The chart of release %s could not be loaded. Check chart, repository and version: a local path must exist, a remote "+
-				"chart must exist in the repository at a version that matches.\n\n%s", id, redact(failed.Err.Error())))
+				"chart must exist in the repository at a version that matches.\n\n%s", id, failed.Err))
 	case release.StepValues:
-		return valuesDiagnostic(id, failed.Err, redact)
+		return valuesDiagnostic(id, failed.Err, d)
 	case release.StepPatch:
 		if perr, ok := errors.AsType[*patch.Error](failed.Err); ok {
-			return patchDiagnostic(path.Root("patches").AtListIndex(perr.Index), "Unable to Patch Chart", perr, redact(perr.Error()))
+			return patchDiagnostic(path.Root("patches").AtListIndex(perr.Index), "Unable to Patch Chart", perr, d.redact(perr.Error()))
 		}
-		return diag.NewAttributeErrorDiagnostic(path.Root("patches"), "Unable to Patch Chart", redact(failed.Err.Error()))
+		return d.AttributeError(path.Root("patches"), "Unable to Patch Chart", failed.Err.Error())
 	case release.StepRender:
-		return diag.NewAttributeErrorDiagnostic(at, "Unable to Render Chart", fmt.Sprintf(
+		return d.AttributeError(at, "Unable to Render Chart", fmt.Sprintf(
 			"Helm could not render chart %s %s for release %s. The message names the template file and line; fix the template or the values it uses.\n\n%s",
 			failed.Chart, failed.Version, id, failed.Err.Error()))
 	case release.StepRedact:
-		return diag.NewAttributeErrorDiagnostic(at, "Unable to Redact Chart", fmt.Sprintf(
+		return d.AttributeError(at, "Unable to Redact Chart", fmt.Sprintf(
 			"Chart %s %s cannot be shown for release %s without risking a sensitive value: the provider renders it again with each "+
 				"sensitive value replaced by another of the same length and characters to find what derives from it, and that failed. "+
 				"Make the objects and their structure depend only on non-sensitive values (a template may put a sensitive value into a "+
 				"field, not decide with it which objects or list items exist).\n\n%s",
-			failed.Chart, failed.Version, id, redact(failed.Err.Error())))
+			failed.Chart, failed.Version, id, failed.Err))
 	default:
-		return diag.NewAttributeErrorDiagnostic(at, "Invalid Rendered Manifests", fmt.Sprintf(
+		return d.AttributeError(at, "Invalid Rendered Manifests", fmt.Sprintf(
 			"Chart %s %s rendered objects for release %s that cannot be applied. Fix the template that produces them.\n\n%s",
-			failed.Chart, failed.Version, id, redact(failed.Err.Error())))
+			failed.Chart, failed.Version, id, failed.Err))
 	}
 }

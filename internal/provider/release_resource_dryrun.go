@@ -54,7 +54,7 @@ func (r *releaseResource) dryRunChanges(ctx context.Context, m, state *releaseMo
 	}
 	clients := cluster.clients
 	if clients == nil {
-		addDryRunSkipped(m, cluster.fields, "the cluster could not be reached: "+redactorFor(m).String(cluster.err.Error()), diags)
+		addDryRunSkipped(m, cluster.fields, "the cluster could not be reached: "+cluster.err.Error(), diags)
 		return
 	}
 	runner, err := kube.NewDryRunner(clients)
@@ -104,6 +104,7 @@ func (r *releaseResource) dryRunChanges(ctx context.Context, m, state *releaseMo
 // webhook only for real requests and answers a dry run with an error, so neither the webhook
 // nor anything else on the server checked them. That is no reason to fail the plan.
 func addWebhooksNotCalled(m *releaseModel, objectsByWebhook map[string][]string, diags *diag.Diagnostics) {
+	d := m.diagnostics()
 	if len(objectsByWebhook) == 0 {
 		return
 	}
@@ -111,12 +112,12 @@ func addWebhooksNotCalled(m *releaseModel, objectsByWebhook map[string][]string,
 	for _, w := range slices.Sorted(maps.Keys(objectsByWebhook)) {
 		lines = append(lines, fmt.Sprintf("  %q: %s", w, strings.Join(objectsByWebhook[w], ", ")))
 	}
-	diags.AddWarning("Admission Webhooks Not Called by the Plan", fmt.Sprintf(
+	diags.Append(d.Warning("Admission Webhooks Not Called by the Plan", fmt.Sprintf(
 		"Release %s: these admission webhooks declare side effects (sideEffects: Some or Unknown), and the API server never calls such a "+
 			"webhook on a dry run, so it refused to dry-run the objects they apply to. What these webhooks, immutable fields, quota and "+
 			"Pod Security refuse in these objects shows only when the apply runs. The webhooks' owners can declare sideEffects: None or "+
 			"NoneOnDryRun (kubectl get validatingwebhookconfigurations,mutatingwebhookconfigurations) so that plans check them.\n\n%s",
-		m.releaseID(), redactorFor(m).String(strings.Join(lines, "\n"))))
+		m.releaseID(), strings.Join(lines, "\n"))))
 }
 
 // changedObjects returns the release's objects (hooks and CRDs aside: Helm recreates hooks
@@ -212,7 +213,7 @@ func dryRunAll(ctx context.Context, runner *kube.DryRunner, objs []changedObject
 // addDryRunDiagnostic reports one outcome. It returns, instead, why the object could not be
 // checked when the dry run itself did not get an answer (RBAC, the network).
 func addDryRunDiagnostic(m *releaseModel, o dryRunOutcome, enforce string, diags *diag.Diagnostics) string {
-	redactor := redactorFor(m)
+	d := m.diagnostics()
 	at := path.Root("manifests").AtMapKey(o.key)
 	object := o.key
 	if o.source != "" {
@@ -224,31 +225,31 @@ func addDryRunDiagnostic(m *releaseModel, o dryRunOutcome, enforce string, diags
 	case o.err == nil:
 		addDryRunWarnings(m, o, object, enforce, diags)
 	case errors.As(o.err, &refused) && refused.Immutable() && m.ForceReplace.ValueBool():
-		diags.AddAttributeWarning(at, "Object Will Be Replaced", fmt.Sprintf(
+		diags.Append(d.AttributeWarning(at, "Object Will Be Replaced", fmt.Sprintf(
 			"Release %s: the change to %s changes %s, which cannot change once the object exists. With force_replace, the apply "+
 				"deletes the object and creates it again, which interrupts what it runs.\n\n%s",
-			m.releaseID(), object, immutableFields(refused), redactor.String(refused.Message)))
+			m.releaseID(), object, immutableFields(refused), refused.Message)))
 	case errors.As(o.err, &refused) && refused.Immutable():
-		diags.AddAttributeError(at, "Immutable Field Changed", fmt.Sprintf(
+		diags.Append(d.AttributeError(at, "Immutable Field Changed", fmt.Sprintf(
 			"Release %s: the API server would refuse the change to %s, because it changes %s, which cannot change once the object "+
 				"exists. Delete the object and let the apply create it again (set force_replace = true on the release to have the apply do "+
 				"it), or give the object a new name. Deleting it interrupts what it runs.\n\n%s",
-			m.releaseID(), object, immutableFields(refused), redactor.String(refused.Message)))
+			m.releaseID(), object, immutableFields(refused), refused.Message)))
 	case errors.As(o.err, &refused) && refused.Webhook != "":
-		diags.AddAttributeError(at, "Object Refused by an Admission Webhook", fmt.Sprintf(
+		diags.Append(d.AttributeError(at, "Object Refused by an Admission Webhook", fmt.Sprintf(
 			"Release %s: admission webhook %q refused a server-side dry run of %s, so the apply would fail. Change the template or the "+
 				"values so the object meets the cluster's policy, or ask the webhook's owners to allow it (kubectl get "+
 				"validatingwebhookconfigurations,mutatingwebhookconfigurations names them). Nothing was written to the cluster.\n\n%s",
-			m.releaseID(), refused.Webhook, object, redactor.String(refused.Message)))
+			m.releaseID(), refused.Webhook, object, refused.Message)))
 	case errors.As(o.err, &refused):
-		diags.AddAttributeError(at, "Object Refused by the API Server", fmt.Sprintf(
+		diags.Append(d.AttributeError(at, "Object Refused by the API Server", fmt.Sprintf(
 			"Release %s: %s refused a server-side dry run of %s, so the apply would fail. Fix the template or the values that "+
 				"produce it, or the namespace's policy (quota, Pod Security, admission policies) that refuses it.\n\n%s",
-			m.releaseID(), refuser(refused), object, redactor.String(refused.Message)))
+			m.releaseID(), refuser(refused), object, refused.Message)))
 	case errors.As(o.err, &unknownKind):
-		diags.AddAttributeError(at, "Kind Not Served by the Cluster", fmt.Sprintf(
+		diags.Append(d.AttributeError(at, "Kind Not Served by the Cluster", fmt.Sprintf(
 			"Release %s: the cluster serves no %s %s, so the apply of %s would fail. Install the CustomResourceDefinition first, or use "+
-				"an API version the cluster serves (kubectl api-resources lists them).", m.releaseID(), unknownKind.APIVersion, unknownKind.Kind, object))
+				"an API version the cluster serves (kubectl api-resources lists them).", m.releaseID(), unknownKind.APIVersion, unknownKind.Kind, object)))
 	case kube.IsNamespaceNotFound(o.err):
 		// The namespace went away between the check and the dry run; nothing to say.
 	default:
@@ -256,7 +257,7 @@ func addDryRunDiagnostic(m *releaseModel, o dryRunOutcome, enforce string, diags
 		if errors.As(o.err, &forbidden) {
 			return fmt.Sprintf("%s: %s is not permitted", object, forbidden.Verb)
 		}
-		return object + ": " + redactor.String(o.err.Error())
+		return object + ": " + o.err.Error()
 	}
 	return ""
 }
@@ -265,22 +266,22 @@ func addDryRunDiagnostic(m *releaseModel, o dryRunOutcome, enforce string, diags
 // refusing, about a workload whose pods the namespace's enforced level refuses: the pods would
 // never be created, so that is an error.
 func addDryRunWarnings(m *releaseModel, o dryRunOutcome, object, enforce string, diags *diag.Diagnostics) {
-	redactor := redactorFor(m)
+	d := m.diagnostics()
 	at := path.Root("manifests").AtMapKey(o.key)
 	var other []string
 	for _, w := range o.result.Warnings {
 		if level, ok := refusal.PodSecurityViolation(w); ok && enforce != "" && level == enforce {
-			diags.AddAttributeError(at, "Pods Refused by Pod Security", fmt.Sprintf(
+			diags.Append(d.AttributeError(at, "Pods Refused by Pod Security", fmt.Sprintf(
 				"Release %s: namespace %s enforces the %q Pod Security level, and the pods of %s would not meet it, so they would "+
 					"never be created. Change the pod template (securityContext, volumes, host namespaces) to meet the level.\n\n%s",
-				m.releaseID(), m.Namespace.ValueString(), enforce, object, redactor.String(w)))
+				m.releaseID(), m.Namespace.ValueString(), enforce, object, w)))
 			continue
 		}
-		other = append(other, redactor.String(w))
+		other = append(other, w)
 	}
 	if len(other) > 0 {
-		diags.AddAttributeWarning(at, "API Server Warnings", fmt.Sprintf(
-			"Release %s: a server-side dry run of %s was accepted with these warnings:\n  %s", m.releaseID(), object, strings.Join(other, "\n  ")))
+		diags.Append(d.AttributeWarning(at, "API Server Warnings", fmt.Sprintf(
+			"Release %s: a server-side dry run of %s was accepted with these warnings:\n  %s", m.releaseID(), object, strings.Join(other, "\n  "))))
 	}
 }
 
@@ -300,11 +301,12 @@ func immutableFields(e *kube.RefusedError) string {
 // addDryRunSkipped says, once per release, what the plan could not check and why.
 // fields says which schema the fields were checked against (fieldsCheckedAgainst).
 func addDryRunSkipped(m *releaseModel, fields, why string, diags *diag.Diagnostics) {
-	diags.AddWarning("Server-Side Checks Not Run", fmt.Sprintf(
+	d := m.diagnostics()
+	diags.Append(d.Warning("Server-Side Checks Not Run", fmt.Sprintf(
 		"Release %s: the plan could not dry-run its changes on the cluster, so immutable fields, Pod Security, ResourceQuota and "+
 			"admission webhooks are checked only when the apply runs. API versions were checked against the target Kubernetes version, "+
 			"and %s. To check everything in the plan, give the plan job an identity that may patch the release's objects.\n\n%s",
-		m.releaseID(), fields, why))
+		m.releaseID(), fields, why)))
 }
 
 // replaceImmutable deletes, before the upgrade, each object whose change the API server
@@ -312,13 +314,16 @@ func addDryRunSkipped(m *releaseModel, fields, why string, diags *diag.Diagnosti
 // Helm's upgrade creates it again (force_replace). It reports false, with a diagnostic, when an
 // object could not be deleted; nothing else has been changed then.
 func (r *releaseResource) replaceImmutable(ctx context.Context, m *releaseModel, env *renderEnv, rendered *release.Rendering, diags *diag.Diagnostics) bool {
-	clients := r.data.clients(ctx, "replacing the immutable objects of release "+m.releaseID(), diags)
+	d := m.diagnostics()
+	var connecting diag.Diagnostics
+	clients := r.data.clients(ctx, "replacing the immutable objects of release "+m.releaseID(), &connecting)
+	diags.Append(d.RedactedAll(connecting)...)
 	if clients == nil {
 		return false
 	}
 	runner, err := kube.NewDryRunner(clients)
 	if err != nil {
-		diags.AddError("Unable to Replace Objects", fmt.Sprintf("Release %s was not applied.\n\n%v", m.releaseID(), err))
+		diags.Append(d.Error("Unable to Replace Objects", fmt.Sprintf("Release %s was not applied.\n\n%v", m.releaseID(), err)))
 		return false
 	}
 	redactor := redactorFor(m)
@@ -339,9 +344,9 @@ func (r *releaseResource) replaceImmutable(ctx context.Context, m *releaseModel,
 			})
 		}
 		if err != nil {
-			diags.AddError("Unable to Replace Object", fmt.Sprintf(
+			diags.Append(d.Error("Unable to Replace Object", fmt.Sprintf(
 				"Release %s was not upgraded: %s, whose change needs it replaced (force_replace), could not be deleted. Delete it by hand, "+
-					"or give the identity the right to delete it, then apply again.\n\n%s", m.releaseID(), o.key, redactor.String(err.Error())))
+					"or give the identity the right to delete it, then apply again.\n\n%s", m.releaseID(), o.key, err.Error())))
 			return false
 		}
 	}

@@ -44,11 +44,12 @@ func readGenerated(ctx context.Context, private privateGetter) release.Generated
 }
 
 // writeGenerated records gen in private state for the next plan.
-func writeGenerated(ctx context.Context, private privateSetter, gen release.Generated) diag.Diagnostics {
+// d builds its diagnostics.
+func writeGenerated(ctx context.Context, private privateSetter, gen release.Generated, d releaseDiagnostics) diag.Diagnostics {
 	data, err := json.Marshal(gen)
 	if err != nil {
 		var diags diag.Diagnostics
-		diags.AddError("Unable to Record Generated Values", fmt.Sprintf("The generated values of the release could not be encoded.\n\n%v", err))
+		diags.Append(d.Error("Unable to Record Generated Values", fmt.Sprintf("The generated values of the release could not be encoded.\n\n%v", err)))
 		return diags
 	}
 	return private.SetKey(ctx, generatedPrivateKey, data)
@@ -96,18 +97,19 @@ func checkPlanned(plan types.Map, applied map[string]string) error {
 // generatedValuesWarning says which objects a plan cannot show because the chart generates
 // their values afresh, and that later plans keep them.
 func generatedValuesWarning(m *releaseModel, r *release.Rendering, diags *diag.Diagnostics) {
+	d := m.diagnostics()
 	switch {
 	case r.Rendered.NamesGenerated:
-		diags.AddAttributeWarning(path.Root("manifests"), "Object Names Known After Apply", fmt.Sprintf(
+		diags.Append(d.AttributeWarning(path.Root("manifests"), "Object Names Known After Apply", fmt.Sprintf(
 			"Release %s: the chart generates the name of an object it applies (randAlphaNum, uuidv4, now or similar in metadata.name), "+
 				"so this plan cannot list the objects; manifests are known after apply. Later plans take the name from what the apply "+
-				"applied, so they list the objects and show only what changes.", m.releaseID()))
+				"applied, so they list the objects and show only what changes.", m.releaseID())))
 	case len(r.Generated) > 0:
-		diags.AddAttributeWarning(path.Root("manifests"), "Generated Values Known After Apply", fmt.Sprintf(
+		diags.Append(d.AttributeWarning(path.Root("manifests"), "Generated Values Known After Apply", fmt.Sprintf(
 			"Release %s: the chart draws values in %s that this plan cannot show: the release's first values, or a key, certificate, "+
 				"bcrypt hash or time drawn anew because what it is drawn from changed (the apply cannot draw those alike). They are "+
 				"known after apply. Later plans keep the values the apply draws as long as what they are drawn from stays the same, "+
 				"and show only what changes. To choose a value yourself, pass it in through values or set_sensitive.",
-			m.releaseID(), strings.Join(r.Generated, ", ")))
+			m.releaseID(), strings.Join(r.Generated, ", "))))
 	}
 }

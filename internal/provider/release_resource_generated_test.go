@@ -39,7 +39,7 @@ func TestGeneratedRecordRoundTrip(t *testing.T) {
 		Documents: []chart.Document{{Source: "web/templates/secret.yaml", Text: "kind: Secret\ndata: {password: eA==}\n"}},
 	}
 	private := mapPrivate{}
-	if d := writeGenerated(context.Background(), private, written); d.HasError() {
+	if d := writeGenerated(context.Background(), private, written, noRelease); d.HasError() {
 		t.Fatal(d)
 	}
 	if got := readGenerated(context.Background(), private); !reflect.DeepEqual(got, written) {

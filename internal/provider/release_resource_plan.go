@@ -58,7 +58,7 @@ func (r *releaseResource) renderEnvironment(ctx context.Context, m *releaseModel
 	env.request = release.Prepare(ctx, cluster, in)
 	if err := env.request.History.Err; err != nil {
 		tflog.Warn(ctx, "release history unreadable; the next apply is decided from the state and drawn values come from the last apply",
-			map[string]any{"release": m.releaseID(), "error": redactorFor(m).String(err.Error())})
+			map[string]any{"release": m.releaseID(), "error": err.Error()})
 	}
 	return env
 }
@@ -72,6 +72,8 @@ func (m *releaseModel) releaseInputs(ctx context.Context, env *renderEnv, privat
 		Redactor:        redactorFor(m),
 		RedactionRecord: readRedactionRecord(ctx, private),
 		Generated:       readGenerated(ctx, private),
+		Imported:        wasImported(ctx, private),
+		Ignore:          m.ignoreRules(ctx),
 		Patches:         m.patches(ctx),
 	}
 	diags.Append(m.Values.ElementsAs(ctx, &in.Values.Documents, false)...)
@@ -84,6 +86,7 @@ func (m *releaseModel) releaseInputs(ctx context.Context, env *renderEnv, privat
 // clusterEnvironment returns the capabilities and the client a release renders with (see
 // renderEnvironment).
 func (r *releaseResource) clusterEnvironment(ctx context.Context, m *releaseModel, needCluster bool, diags *diag.Diagnostics) *renderEnv {
+	d := m.diagnostics()
 	env := &renderEnv{isNamespaced: manifest.BuiltinIsNamespaced}
 	pinned := r.data != nil && r.data.kubeVersion != ""
 	var extra []string
@@ -100,19 +103,19 @@ func (r *releaseResource) clusterEnvironment(ctx context.Context, m *releaseMode
 		return env
 	}
 	if r.data == nil || r.data.conn == nil {
-		diags.AddError("Provider Not Configured", errNotConfigured.Error())
+		diags.Append(d.Error("Provider Not Configured", errNotConfigured.Error()))
 		return nil
 	}
 	clients, err := r.data.conn.Clients(ctx)
 	if err != nil {
 		if needCluster {
-			diags.Append(connectionDiagnostic(err, "release "+m.releaseID()))
+			diags.Append(d.Redacted(connectionDiagnostic(err, "release "+m.releaseID())))
 			return nil
 		}
-		diags.AddWarning("Rendering Without the Cluster's Capabilities", fmt.Sprintf(
+		diags.Append(d.Warning("Rendering Without the Cluster's Capabilities", fmt.Sprintf(
 			"The cluster could not be reached, so release %s is rendered with Helm's default .Capabilities (Kubernetes version and API "+
 				"versions). Charts that test .Capabilities may render differently at apply, which the apply then refuses. To plan without "+
-				"a cluster, set kube_version (and api_versions) in the provider configuration.\n\n%s", m.releaseID(), redactorFor(m).String(err.Error())))
+				"a cluster, set kube_version (and api_versions) in the provider configuration.\n\n%s", m.releaseID(), err.Error())))
 		env.origin = "Helm's defaults"
 		if len(extra) > 0 {
 			env.apiVersions = append(chart.DefaultAPIVersions(), extra...)
@@ -125,10 +128,10 @@ func (r *releaseResource) clusterEnvironment(ctx context.Context, m *releaseMode
 	}
 	kubeVersion, apiVersions, err := env.client.ServerCapabilities()
 	if err != nil {
-		diags.AddError("Unable to Discover Cluster Capabilities", fmt.Sprintf(
+		diags.Append(d.Error("Unable to Discover Cluster Capabilities", fmt.Sprintf(
 			"The API versions of %s could not be listed, so release %s cannot be rendered the way Helm would render it there. Check the "+
 				"cluster's API services (kubectl get apiservices), or set kube_version and api_versions in the provider configuration.\n\n%v",
-			clients.Source, m.releaseID(), err))
+			clients.Source, m.releaseID(), err)))
 		return nil
 	}
 	env.kubeVersion, env.apiVersions, env.origin = kubeVersion, append(apiVersions, extra...), "the cluster"
@@ -258,6 +261,7 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	}
 	var plan releaseModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	d := plan.diagnostics()
 	var state *releaseModel
 	if !req.State.Raw.IsNull() {
 		state = &releaseModel{}
@@ -276,10 +280,10 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		plan.ChartVersion, plan.AppVersion, plan.ChartDigest = types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
 		plan.Revision, plan.Status = types.Int64Unknown(), types.StringValue(string(rcommon.StatusDeployed))
 		if len(unknown) > 0 {
-			resp.Diagnostics.AddWarning("Manifests Known After Apply", fmt.Sprintf(
+			resp.Diagnostics.Append(d.Warning("Manifests Known After Apply", fmt.Sprintf(
 				"The manifests of release %s cannot be shown in this plan because %s %s not known until apply. The apply renders them once "+
 					"every input is known. To see them in the plan, make these inputs known at plan time (for example, avoid values computed "+
-					"by resources that do not exist yet).", plan.releaseID(), strings.Join(unknown, ", "), pluralVerb(len(unknown))))
+					"by resources that do not exist yet).", plan.releaseID(), strings.Join(unknown, ", "), pluralVerb(len(unknown)))))
 		}
 		plan.URLs = urlsOf(plan.Manifests)
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
@@ -293,7 +297,7 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	var onlyIgnoredDiffer func(map[string]string) bool
 	if state != nil {
 		onlyIgnoredDiffer = func(rendered map[string]string) bool {
-			return r.onlyIgnoredDiffer(ctx, env, &plan, state, env.request.RedactionRecord, rendered)
+			return r.onlyIgnoredDiffer(ctx, env, &plan, state, rendered)
 		}
 	}
 	planned, err := env.request.Plan(ctx, recordedOf(state), onlyIgnoredDiffer)
@@ -317,8 +321,8 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	}
 	tflog.Debug(ctx, "rendered release", map[string]any{"release": plan.releaseID(), "objects": len(first.Manifests), "capabilities": env.origin, "kube_version": env.kubeVersion})
 
-	manifests, d := plannedElements(first)
-	resp.Diagnostics.Append(d...)
+	manifests, converted := plannedElements(first)
+	resp.Diagnostics.Append(converted...)
 	plan.Manifests = manifests
 	generatedValuesWarning(&plan, first, &resp.Diagnostics)
 	if state == nil || needsUpgrade(&plan, state) {
@@ -334,7 +338,7 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 // the plan's ignore_differences ignore: the live objects are read again with the plan's rules
 // (the state's were refreshed with the state's, and not at all with -refresh=false), so a rule
 // takes effect in the plan that adds it, and a difference it ignores never upgrades the release.
-func (r *releaseResource) onlyIgnoredDiffer(ctx context.Context, env *renderEnv, plan, state *releaseModel, rec manifest.RedactionRecord, rendered map[string]string) bool {
+func (r *releaseResource) onlyIgnoredDiffer(ctx context.Context, env *renderEnv, plan, state *releaseModel, rendered map[string]string) bool {
 	if env.client == nil || (plan.IgnoreDifferences.Equal(state.IgnoreDifferences) && len(plan.ignoreRules(ctx)) == 0) {
 		return false
 	}
@@ -342,17 +346,8 @@ func (r *releaseResource) onlyIgnoredDiffer(ctx context.Context, env *renderEnv,
 	if err != nil {
 		return false
 	}
-	withRules := *state
-	withRules.IgnoreDifferences = plan.IgnoreDifferences
-	var diags diag.Diagnostics
-	refreshed := r.liveManifests(ctx, env, &withRules, rel, rec, nil, &diags)
-	return !diags.HasError() && sameManifests(rendered, refreshed)
-}
-
-// sameManifests reports whether rendered equals the known manifests of a state.
-func sameManifests(rendered map[string]string, state types.Map) bool {
-	known, complete := completeManifests(state)
-	return complete && maps.Equal(known, rendered)
+	refreshed, err := env.request.LiveManifests(ctx, rel, recordedOf(state))
+	return err == nil && maps.Equal(rendered, refreshed)
 }
 
 // needsUpgrade reports whether applying plan over state takes a Helm upgrade: the objects or

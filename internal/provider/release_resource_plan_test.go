@@ -81,18 +81,19 @@ func TestCompleteManifests(t *testing.T) {
 	}
 }
 
-func TestSameManifests(t *testing.T) {
+// A state shows a rendering when its manifests are known and equal to it (release.Recorded.Shows).
+func TestRecordedOf_shows(t *testing.T) {
 	state := manifestsMap(t, map[string]string{"ConfigMap/a": "x\n", "Secret/b": "y\n"})
-	if !sameManifests(map[string]string{"ConfigMap/a": "x\n", "Secret/b": "y\n"}, state) {
+	if !recordedOf(&releaseModel{Manifests: state}).Shows(map[string]string{"ConfigMap/a": "x\n", "Secret/b": "y\n"}) {
 		t.Error("equal manifests reported different")
 	}
-	if sameManifests(map[string]string{"ConfigMap/a": "x\n"}, state) {
+	if recordedOf(&releaseModel{Manifests: state}).Shows(map[string]string{"ConfigMap/a": "x\n"}) {
 		t.Error("a missing object reported equal")
 	}
-	if sameManifests(map[string]string{"ConfigMap/a": "x\n", "Secret/b": "z\n"}, state) {
+	if recordedOf(&releaseModel{Manifests: state}).Shows(map[string]string{"ConfigMap/a": "x\n", "Secret/b": "z\n"}) {
 		t.Error("a changed object reported equal")
 	}
-	if sameManifests(map[string]string{}, types.MapNull(types.StringType)) {
+	if recordedOf(&releaseModel{Manifests: types.MapNull(types.StringType)}).Shows(map[string]string{}) {
 		t.Error("a null state (import) reported equal")
 	}
 }
@@ -114,7 +115,7 @@ func TestValuesErrorPath(t *testing.T) {
 		if got := valuesErrorPath(err); !got.Equal(tt.want) {
 			t.Errorf("valuesErrorPath(%v) = %s, want %s", err, got, tt.want)
 		}
-		d := valuesDiagnostic("ns/web", err, func(s string) string { return s })
+		d := valuesDiagnostic("ns/web", err, noRelease)
 		if at, ok := d.(diag.DiagnosticWithPath); !ok || !at.Path().Equal(tt.want) || !strings.Contains(d.Detail(), tt.want.String()+": ") {
 			t.Errorf("valuesDiagnostic(%v) = %v: %q, want it at %s and naming it", err, d, d.Detail(), tt.want)
 		}

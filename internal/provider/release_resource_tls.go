@@ -97,9 +97,9 @@ func (m *releaseModel) chartTLS() chart.TLS {
 }
 
 // tlsFileDiagnostic points a *chart.TLSFileError at its attribute.
-func tlsFileDiagnostic(fileErr *chart.TLSFileError) diag.Diagnostic {
+func tlsFileDiagnostic(d releaseDiagnostics, fileErr *chart.TLSFileError) diag.Diagnostic {
 	attribute := tlsAttributePaths[fileErr.File]
-	return diag.NewAttributeErrorDiagnostic(path.Root(attribute), "Invalid "+titleFile(fileErr.File), fmt.Sprintf(
+	return d.AttributeError(path.Root(attribute), "Invalid "+titleFile(fileErr.File), fmt.Sprintf(
 		"%s cannot be used: set it to the path of a readable PEM file (%s).\n\n%v", attribute, pemWanted(fileErr.File), fileErr))
 }
 
@@ -124,46 +124,45 @@ func pemWanted(file chart.TLSFile) string {
 }
 
 // repositoryConnectionDiagnostic says which attribute fixes a failure to reach the chart's repository
-// or registry, or false when err is no such failure.
-func repositoryConnectionDiagnostic(m *releaseModel, err error, redact func(string) string) (diag.Diagnostic, bool) {
+// or registry, or false when err is no such failure. d builds it.
+func repositoryConnectionDiagnostic(d releaseDiagnostics, m *releaseModel, err error) (diag.Diagnostic, bool) {
 	var fileErr *chart.TLSFileError
 	if errors.As(err, &fileErr) {
-		return tlsFileDiagnostic(fileErr), true
+		return tlsFileDiagnostic(d, fileErr), true
 	}
 	var tlsErr *chart.TLSError
 	if !errors.As(err, &tlsErr) {
 		return nil, false
 	}
-	message := redact(err.Error())
-	id := m.releaseID()
+	id, message := m.releaseID(), err.Error()
 	switch tlsErr.Kind {
 	case chart.UnknownAuthority:
-		return diag.NewAttributeErrorDiagnostic(path.Root("repository_ca_file"), "Untrusted Repository Certificate", fmt.Sprintf(
+		return d.AttributeError(path.Root("repository_ca_file"), "Untrusted Repository Certificate", fmt.Sprintf(
 			"The chart of release %s could not be fetched: the certificate of %s is signed by a certificate authority this machine "+
 				"does not trust (x509: certificate signed by unknown authority), as with a private CA or a self-signed certificate. "+
 				"Set repository_ca_file to the path of a PEM file of that CA (in GitLab CI, a variable of type File), or, to skip "+
 				"the check, insecure_skip_tls_verify = true.\n\n%s", id, tlsErr.Host, message)), true
 	case chart.InvalidCertificate:
-		return diag.NewAttributeErrorDiagnostic(path.Root("repository"), "Invalid Repository Certificate", fmt.Sprintf(
+		return d.AttributeError(path.Root("repository"), "Invalid Repository Certificate", fmt.Sprintf(
 			"The chart of release %s could not be fetched: the certificate of %s is not valid for it (another host name, expired, "+
 				"or not a server certificate). Use the host name the certificate names, have the certificate renewed, or set "+
 				"insecure_skip_tls_verify = true to skip the check.\n\n%s", id, tlsErr.Host, message)), true
 	case chart.ServerSpeaksHTTP:
 		if isHTTPRepository(m) {
-			return diag.NewAttributeErrorDiagnostic(path.Root("repository"), "Repository Speaks Plain HTTP", fmt.Sprintf(
+			return d.AttributeError(path.Root("repository"), "Repository Speaks Plain HTTP", fmt.Sprintf(
 				"The chart of release %s could not be fetched: %s answers plain HTTP, not HTTPS. Use an http:// repository URL.\n\n%s",
 				id, tlsErr.Host, message)), true
 		}
-		return diag.NewAttributeErrorDiagnostic(path.Root("plain_http"), "Registry Speaks Plain HTTP", fmt.Sprintf(
+		return d.AttributeError(path.Root("plain_http"), "Registry Speaks Plain HTTP", fmt.Sprintf(
 			"The chart of release %s could not be fetched: %s answers plain HTTP, not HTTPS. Registries are reached over HTTPS, one "+
 				"on localhost too; set plain_http = true for this one, as helm --plain-http.\n\n%s", id, tlsErr.Host, message)), true
 	case chart.ServerSpeaksHTTPS:
 		if isHTTPRepository(m) {
-			return diag.NewAttributeErrorDiagnostic(path.Root("repository"), "Repository Speaks HTTPS", fmt.Sprintf(
+			return d.AttributeError(path.Root("repository"), "Repository Speaks HTTPS", fmt.Sprintf(
 				"The chart of release %s could not be fetched: %s answers HTTPS, not plain HTTP. Use an https:// repository URL.\n\n%s",
 				id, tlsErr.Host, message)), true
 		}
-		return diag.NewAttributeErrorDiagnostic(path.Root("plain_http"), "Registry Speaks HTTPS", fmt.Sprintf(
+		return d.AttributeError(path.Root("plain_http"), "Registry Speaks HTTPS", fmt.Sprintf(
 			"The chart of release %s could not be fetched: %s answers HTTPS, not plain HTTP. Remove plain_http = true (and set "+
 				"repository_ca_file if a private CA signed its certificate).\n\n%s", id, tlsErr.Host, message)), true
 	}
@@ -227,10 +226,10 @@ func (clientCertificateValidator) ValidateString(ctx context.Context, req valida
 func appendTLSFileError(diags *diag.Diagnostics, err error) {
 	var fileErr *chart.TLSFileError
 	if errors.As(err, &fileErr) {
-		diags.Append(tlsFileDiagnostic(fileErr))
+		diags.Append(tlsFileDiagnostic(noRelease, fileErr))
 		return
 	}
-	diags.AddError("Invalid Repository TLS File", err.Error())
+	diags.Append(noRelease.Error("Invalid Repository TLS File", err.Error()))
 }
 
 // plainHTTPValidator refuses plain_http = true together with what only HTTPS uses.
@@ -271,13 +270,13 @@ func (plainHTTPValidator) ValidateBool(ctx context.Context, req validator.BoolRe
 	fromRegistry := strings.HasPrefix(chartRef.ValueString(), "oci://") || strings.HasPrefix(repository.ValueString(), "oci://")
 	if len(conflicting) > 0 && fromRegistry {
 		names := strings.Join(conflicting, ", ")
-		resp.Diagnostics.AddAttributeError(req.Path, "Conflicting Repository Settings", fmt.Sprintf(
+		resp.Diagnostics.Append(noRelease.AttributeError(req.Path, "Conflicting Repository Settings", fmt.Sprintf(
 			"plain_http = true talks to the chart's registry without TLS, so %s would never be used. Remove plain_http for a registry "+
-				"that speaks HTTPS, or remove %s for one that speaks plain HTTP.", names, names))
+				"that speaks HTTPS, or remove %s for one that speaks plain HTTP.", names, names)))
 	}
 	if strings.HasPrefix(repository.ValueString(), "https://") || strings.HasPrefix(repository.ValueString(), "http://") {
-		resp.Diagnostics.AddAttributeError(req.Path, "Conflicting Repository Settings",
+		resp.Diagnostics.Append(noRelease.AttributeError(req.Path, "Conflicting Repository Settings",
 			"plain_http applies to OCI registries; an HTTP chart repository is reached with its URL's scheme. Remove "+
-				"plain_http, and write http:// in repository for a repository that speaks plain HTTP.")
+				"plain_http, and write http:// in repository for a repository that speaks plain HTTP."))
 	}
 }

@@ -223,7 +223,7 @@ func TestRepositoryConnectionDiagnostic(t *testing.T) {
 		{"CA file gone", oci, &chart.TLSFileError{File: chart.TLSFileCA, Path: "/ca.pem", Err: os.ErrNotExist}, "repository_ca_file", "Invalid Repository CA File"},
 		{"key file", oci, &chart.TLSFileError{File: chart.TLSFileKey, Path: "/key.pem", Err: os.ErrNotExist}, "repository_key_file", "Invalid Repository Key File"},
 	} {
-		d, ok := repositoryConnectionDiagnostic(tt.m, tt.err, func(s string) string { return strings.ReplaceAll(s, "secret-token", "(sensitive value)") })
+		d, ok := repositoryConnectionDiagnostic(diagnosticsHiding("secret-token"), tt.m, tt.err)
 		if !ok {
 			t.Errorf("%s: no diagnostic", tt.name)
 			continue
@@ -236,7 +236,7 @@ func TestRepositoryConnectionDiagnostic(t *testing.T) {
 			t.Errorf("%s: the detail is not redacted: %s", tt.name, d.Detail())
 		}
 	}
-	if _, ok := repositoryConnectionDiagnostic(oci, errors.New("not found"), func(s string) string { return s }); ok {
+	if _, ok := repositoryConnectionDiagnostic(noRelease, oci, errors.New("not found")); ok {
 		t.Error("a failure that is no TLS matter got a TLS diagnostic")
 	}
 }

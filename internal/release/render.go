@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/drift"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/patch"
@@ -31,6 +32,13 @@ type Inputs struct {
 	RedactionRecord manifest.RedactionRecord
 	// Generated is what the release's renderings draw from and what its last apply drew.
 	Generated Generated
+	// Imported says the release was imported and not refreshed since: its import recorded
+	// so, as the refresh that follows reads it without its configuration, which alone says
+	// which values are sensitive.
+	Imported bool
+	// Ignore are the differences from the chart's objects a refresh leaves out of the live
+	// manifests (ignore_differences).
+	Ignore []drift.Ignore
 	// Patches change the rendered objects, hooks included (package patch).
 	Patches []patch.Patch
 }
@@ -217,7 +225,7 @@ func (e redactedError) Unwrap() error { return e.err }
 // generatedKeys returns the keys of the objects of rendered that hold values the chart
 // generated afresh, which a plan cannot show.
 func generatedKeys(rendered *chart.Rendered, namespace string, isNamespaced func(apiVersion, kind string) bool) []string {
-	keys, err := manifest.NewRedactor(nil).Keys(rendered.Generated, namespace, isNamespaced)
+	keys, err := manifest.Keys(rendered.Generated, namespace, isNamespaced)
 	if err != nil {
 		return nil // the rendering's own manifests already passed the same check
 	}

@@ -25,6 +25,9 @@ type Cluster interface {
 	History(ctx context.Context, namespace, name string) ([]*helmv1.Release, error)
 	// Lookup answers a chart's lookup for a release in namespace.
 	Lookup(namespace string) chart.Objects
+	// LiveObjects returns, for each of objs, the object as it is in the cluster, nil for one
+	// that does not exist.
+	LiveObjects(ctx context.Context, namespace string, objs []manifest.Object) ([]manifest.Object, error)
 }
 
 // Request is one plan, apply or refresh of a release, prepared once: its inputs, Helm's
@@ -38,6 +41,8 @@ type Request struct {
 	// nil without a cluster, where lookup finds nothing (as with helm template).
 	Lookup chart.Objects
 	loaded *loadedChart
+	// cluster is where the live objects are read, nil without one.
+	cluster Cluster
 }
 
 // Prepare reads what a request for in needs of cluster, nil when there is none (a plan with
@@ -48,6 +53,7 @@ func Prepare(ctx context.Context, cluster Cluster, in Inputs) *Request {
 	if cluster == nil {
 		return req
 	}
+	req.cluster = cluster
 	revisions, err := cluster.History(ctx, namespace, name)
 	req.History = History{Read: err == nil, Revisions: revisions, Err: err}
 	req.Lookup = &onceObjects{objects: cluster.Lookup(namespace), read: map[lookupCall]lookupAnswer{}}

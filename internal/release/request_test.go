@@ -18,6 +18,7 @@ import (
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/kube"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 )
 
 const testNamespace = "review-1"
@@ -140,6 +141,9 @@ func (c lookupCluster) History(context.Context, string, string) ([]*helmv1.Relea
 	return nil, nil
 }
 func (c lookupCluster) Lookup(string) chart.Objects { return c.objects }
+func (c lookupCluster) LiveObjects(_ context.Context, _ string, objs []manifest.Object) ([]manifest.Object, error) {
+	return make([]manifest.Object, len(objs)), nil
+}
 
 // Every rendering of a request (a plan renders the current and the next revision) gets the
 // same answers, each read once, and a rendering that changes its answer changes no other's.

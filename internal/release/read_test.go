@@ -1,0 +1,176 @@
+package release
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
+	rcommon "helm.sh/helm/v4/pkg/release/common"
+	helmv1 "helm.sh/helm/v4/pkg/release/v1"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/drift"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+)
+
+// liveCluster is a Cluster whose history and live objects are given: live objects by name.
+type liveCluster struct {
+	history []*helmv1.Release
+	live    map[string]manifest.Object
+	liveErr error
+}
+
+func (c liveCluster) History(context.Context, string, string) ([]*helmv1.Release, error) {
+	return c.history, nil
+}
+func (c liveCluster) Lookup(string) chart.Objects { return nil }
+func (c liveCluster) LiveObjects(_ context.Context, _ string, objs []manifest.Object) ([]manifest.Object, error) {
+	if c.liveErr != nil {
+		return nil, c.liveErr
+	}
+	out := make([]manifest.Object, len(objs))
+	for i, obj := range objs {
+		name, _ := obj["metadata"].(map[string]any)["name"].(string)
+		out[i] = c.live[name]
+	}
+	return out, nil
+}
+
+const readPassword = "hunter2-Passw0rd"
+
+// configMap is a ConfigMap named name holding data.
+func configMap(name string, data map[string]any) manifest.Object {
+	return manifest.Object{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": name, "namespace": testNamespace}, "data": data}
+}
+
+// deployedRelease is revision 1 of release "app", deployed, applying two ConfigMaps and a hook,
+// given config.
+func deployedRelease(config map[string]any) *helmv1.Release {
+	return &helmv1.Release{
+		Name: "app", Namespace: testNamespace, Version: 1, Config: config,
+		Info:  &helmv1.Info{Status: rcommon.StatusDeployed},
+		Chart: &chartv2.Chart{Metadata: &chartv2.Metadata{Name: "app", Version: "1.0.0", APIVersion: "v2"}},
+		Manifest: "---\n# Source: app/templates/cm.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  mode: a\n  url: postgres://app:" + readPassword + "@db\n" +
+			"---\n# Source: app/templates/gone.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: gone\ndata:\n  a: b\n",
+		Hooks: []*helmv1.Hook{{Path: "app/templates/hook.yaml", Manifest: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: hook\n  annotations:\n    helm.sh/hook: pre-install\ndata:\n  x: y\n"}},
+	}
+}
+
+// readInputs are the inputs of release "app" given readPassword as a sensitive value.
+func readInputs() Inputs {
+	return Inputs{
+		Namespace: testNamespace, Name: "app",
+		Values:       chart.Values{SetSensitive: map[string]string{"password": readPassword}},
+		Capabilities: Capabilities{IsNamespaced: manifest.BuiltinIsNamespaced},
+	}
+}
+
+// A release that Helm no longer has is gone.
+func TestRequest_readGone(t *testing.T) {
+	req := Prepare(context.Background(), liveCluster{}, readInputs())
+	got, err := req.Read(context.Background(), nil)
+	if err != nil || !got.Gone {
+		t.Fatalf("Read = %+v, %v, want gone", got, err)
+	}
+}
+
+// A refresh shows the live values of the fields the chart sets (what the ignore rules leave
+// out excluded), leaves out an object that no longer exists, keeps the recorded hooks, and
+// hides the sensitive value; a release without a key gets one.
+func TestRequest_readLive(t *testing.T) {
+	live := configMap("app", map[string]any{"url": "postgres://app:" + readPassword + "@db", "mode": "changed-by-hand", "extra": "set by hand"})
+	in := readInputs()
+	in.Ignore = []drift.Ignore{{Kind: "ConfigMap", Name: "app", JSONPointers: []string{"/data/mode"}}}
+	req := Prepare(context.Background(), liveCluster{history: []*helmv1.Release{deployedRelease(nil)}, live: map[string]manifest.Object{"app": live}}, in)
+	recorded := &Recorded{Manifests: map[string]string{"ConfigMap/hook": "recorded hook\n"}}
+	got, err := req.Read(context.Background(), recorded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Gone || got.Last.Version != 1 {
+		t.Fatalf("Read = gone %v, revision %v; want revision 1", got.Gone, got.Last)
+	}
+	app := got.Manifests["ConfigMap/app"]
+	if strings.Contains(app, readPassword) || !strings.Contains(app, "(sensitive value)") {
+		t.Errorf("the live ConfigMap does not hide the password:\n%s", app)
+	}
+	if strings.Contains(app, "changed-by-hand") || strings.Contains(app, "set by hand") {
+		t.Errorf("the live ConfigMap shows what the rules ignore or the chart does not set:\n%s", app)
+	}
+	if _, ok := got.Manifests["ConfigMap/gone"]; ok {
+		t.Errorf("an object that no longer exists is shown")
+	}
+	if got.Manifests["ConfigMap/hook"] != "recorded hook\n" {
+		t.Errorf("the recorded hook = %q, want it kept", got.Manifests["ConfigMap/hook"])
+	}
+	if got.RedactionRecord.Key == nil || !got.RecordChanged || got.RedactionRecord.Conservative {
+		t.Errorf("record = %+v, changed %v; want a key drawn, not conservative", got.RedactionRecord, got.RecordChanged)
+	}
+	if req.Redactor.String(readPassword) == readPassword {
+		t.Errorf("the request's redactor does not hide the password")
+	}
+}
+
+// Only a release whose import recorded so is redacted as an import: every value Helm recorded
+// as given to it is taken for sensitive, and the record says its manifests are conservative.
+// A release without the mark is read as its configuration redacts it.
+func TestRequest_readImported(t *testing.T) {
+	given := "given-Value-42"
+	rel := deployedRelease(map[string]any{"greeting": given})
+	rel.Manifest += "---\n# Source: app/templates/greet.yaml\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: greet\ndata:\n  text: " + given + "\n"
+	live := map[string]manifest.Object{"greet": configMap("greet", map[string]any{"text": given})}
+	for _, imported := range []bool{true, false} {
+		in := Inputs{Namespace: testNamespace, Name: "app", Capabilities: Capabilities{IsNamespaced: manifest.BuiltinIsNamespaced}, Imported: imported}
+		req := Prepare(context.Background(), liveCluster{history: []*helmv1.Release{rel}, live: live}, in)
+		got, err := req.Read(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		greet := got.Manifests["ConfigMap/greet"]
+		if hides := !strings.Contains(greet, given); hides != imported {
+			t.Errorf("imported %v: the given value hidden = %v:\n%s", imported, hides, greet)
+		}
+		if got.RedactionRecord.Conservative != imported || got.EveryStringHidden != nil {
+			t.Errorf("imported %v: record conservative %v, every string hidden %+v", imported, got.RedactionRecord.Conservative, got.EveryStringHidden)
+		}
+		if _, ok := got.Manifests["ConfigMap/hook"]; !ok {
+			t.Errorf("imported %v: Helm's recorded hook is missing from %v", imported, got.Manifests)
+		}
+	}
+}
+
+// A refresh that cannot read the live objects says which step failed.
+func TestRequest_readLiveError(t *testing.T) {
+	refused := errors.New("configmaps is forbidden")
+	req := Prepare(context.Background(), liveCluster{history: []*helmv1.Release{deployedRelease(nil)}, liveErr: refused}, readInputs())
+	_, err := req.Read(context.Background(), nil)
+	var failed *ReadError
+	if !errors.As(err, &failed) || failed.Step != ReadLive || !errors.Is(err, refused) {
+		t.Fatalf("Read = %v, want a ReadError at %s wrapping the refusal", err, ReadLive)
+	}
+}
+
+// An imported release whose chart cannot be rendered again (Helm records it without its
+// subcharts) hides every string of its objects but their names, and says why.
+func TestRequest_readImportedEveryString(t *testing.T) {
+	rel := deployedRelease(map[string]any{"greeting": "given-Value-42"})
+	rel.Chart.Metadata.Dependencies = []*chartv2.Dependency{{Name: "db", Version: "1.0.0"}}
+	live := map[string]manifest.Object{"app": configMap("app", map[string]any{"url": "postgres://app:" + readPassword + "@db"})}
+	in := Inputs{Namespace: testNamespace, Name: "app", Capabilities: Capabilities{IsNamespaced: manifest.BuiltinIsNamespaced}, Imported: true}
+	req := Prepare(context.Background(), liveCluster{history: []*helmv1.Release{rel}, live: live}, in)
+	got, err := req.Read(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.EveryStringHidden == nil || !strings.Contains(got.EveryStringHidden.Reason, "subcharts") {
+		t.Errorf("every string hidden = %+v, want the subcharts named", got.EveryStringHidden)
+	}
+	if app := got.Manifests["ConfigMap/app"]; strings.Contains(app, "postgres") || !strings.Contains(app, "name: app") {
+		t.Errorf("the manifest shows a value, or hides the name:\n%s", app)
+	}
+	if !got.RedactionRecord.Conservative || len(got.RedactionRecord.Digests) == 0 {
+		t.Errorf("record = %+v, want conservative with the recorded objects' digests", got.RedactionRecord)
+	}
+}
