@@ -18,6 +18,7 @@ import (
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/draw"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/patch"
 )
 
 // notesFileSuffix names the template Helm prints after an install instead
@@ -48,6 +49,10 @@ type RenderOptions struct {
 	// [RenderStable] and package draw); nil draws from a seed of the
 	// rendering's own, so another rendering draws differently.
 	Seed []byte
+	// Patches change the templates' output, hooks included, before it is
+	// read (see patchFiles): every rendering, those that find drawn and
+	// sensitive values too, sees the patched objects.
+	Patches *patch.Set
 }
 
 // Rendered is a chart rendered as Helm's install or upgrade would render it.
@@ -171,6 +176,9 @@ func renderChart(ctx context.Context, l *Loaded, values map[string]any, o Render
 	files, err := runEngine(ctx, ch, renderValues, funcs)
 	if err != nil {
 		return nil, nil, fmt.Errorf("render chart %s: %w", name, err)
+	}
+	if files, err = patchFiles(files, o.Patches, o.Namespace); err != nil {
+		return nil, nil, fmt.Errorf("patch chart %s: %w", name, err)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err

@@ -46,6 +46,9 @@ type Spec struct {
 	// drift and the user did not change, which the forced apply would otherwise take back.
 	// Helm still records desired.
 	LeaveToOthers func(desired, previous, live []map[string]any) []map[string]any
+	// RunTests runs the chart's test hooks after a successful apply; a failing test fails
+	// the apply with a *TestError, and with Atomic undoes the revision.
+	RunTests bool
 }
 
 // Outcome is the result of Apply.
@@ -145,7 +148,33 @@ func (c *Client) apply(ctx context.Context, cfg *action.Configuration, spec Spec
 	default:
 		out.Release, err = c.upgrade(ctx, cfg, spec, out)
 	}
-	return out, err
+	if err != nil || !spec.RunTests {
+		return out, err
+	}
+	if err := c.runTests(cfg, spec); err != nil {
+		return out, c.testsFailed(cfg, spec, lastDeployed(cfg, spec.Name, out.Release.Version), err)
+	}
+	return out, nil
+}
+
+// lastDeployed returns the newest revision before revision that was deployed or superseded,
+// 0 when there is none.
+func lastDeployed(cfg *action.Configuration, name string, revision int) int {
+	history, err := cfg.Releases.History(name)
+	if err != nil {
+		return 0
+	}
+	found := 0
+	for _, h := range history {
+		r, ok := h.(*release.Release)
+		if !ok || r.Version >= revision || r.Version <= found || r.Info == nil {
+			continue
+		}
+		if r.Info.Status == rcommon.StatusDeployed || r.Info.Status == rcommon.StatusSuperseded {
+			found = r.Version
+		}
+	}
+	return found
 }
 
 // recover carries out next.Recovery on a release left pending by an interrupted run, so that

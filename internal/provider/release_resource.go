@@ -93,10 +93,12 @@ type releaseModel struct {
 	MaxHistory            types.Int64  `tfsdk:"max_history"`
 	Description           types.String `tfsdk:"description"`
 	RecoverPending        types.Bool   `tfsdk:"recover_pending"`
+	RunTests              types.Bool   `tfsdk:"run_tests"`
 	Cascade               types.String `tfsdk:"cascade"`
 	ForceReplace          types.Bool   `tfsdk:"force_replace"`
 	PlanChecks            types.String `tfsdk:"plan_checks"`
 	IgnoreDifferences     types.List   `tfsdk:"ignore_differences"`
+	Patches               types.List   `tfsdk:"patches"`
 	Manifests             types.Map    `tfsdk:"manifests"`
 	Revision              types.Int64  `tfsdk:"revision"`
 	Status                types.String `tfsdk:"status"`
@@ -268,6 +270,15 @@ func (r *releaseResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 					quoted(gitlab.ReleaseLabels) + " (pipeline and job IDs, commit SHA, merge request IID, user login, as valid label values), " +
 					"so `helm list --selector " + gitlab.ReleaseLabelUser + "=<login>` finds a user's releases.",
 			},
+			"run_tests": schema.BoolAttribute{
+				Optional: true,
+				Computed: true,
+				Default:  booldefault.StaticBool(false),
+				MarkdownDescription: "Run the chart's test hooks (`helm.sh/hook: test`) after every install or upgrade that succeeded, as " +
+					"`helm test` does, and fail the apply when one fails, naming its pod and why. With `atomic`, a failed test undoes the " +
+					"revision as a failed rollout does. Test hooks are deleted as their `helm.sh/hook-delete-policy` says and never " +
+					"appear in `manifests`. Default `false`.",
+			},
 			"recover_pending": schema.BoolAttribute{
 				Optional: true,
 				Computed: true,
@@ -311,6 +322,7 @@ func (r *releaseResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 				Validators: []validator.String{stringvalidator.OneOf(releaseCascades...)},
 			},
 			"ignore_differences": ignoreDifferencesAttribute(),
+			"patches":            patchesAttribute(),
 			"manifests": schema.MapAttribute{
 				Computed:    true,
 				ElementType: types.StringType,
@@ -403,7 +415,7 @@ func (r *releaseResource) ImportState(ctx context.Context, req resource.ImportSt
 	for attr, value := range map[string]any{
 		"id": req.ID, "name": name, "namespace": namespace,
 		"atomic": defaultReleaseAtomic, "wait": defaultReleaseWait, "timeout": defaultReleaseTimeout,
-		"max_history": int64(defaultReleaseMaxHistory), "recover_pending": defaultRecoverPending, "plain_http": false,
+		"max_history": int64(defaultReleaseMaxHistory), "recover_pending": defaultRecoverPending, "plain_http": false, "run_tests": false,
 		"cascade": defaultReleaseCascade, "force_replace": false, "plan_checks": planChecksAll, "dependency_update": false,
 		"insecure_skip_tls_verify": false,
 	} {

@@ -108,6 +108,7 @@ func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, 
 		Description:    revisionDescription(plan.Description, r.ci()),
 		Labels:         gitlab.LedgerLabels(r.ci()),
 		RecoverPending: plan.RecoverPending.ValueBool(),
+		RunTests:       plan.RunTests.ValueBool(),
 		LeaveToOthers:  leaveToOthers(plan.ignoreRules(ctx)),
 		PostRenderer: &helmrelease.PlanCheck{
 			Planned: applying.Stream,

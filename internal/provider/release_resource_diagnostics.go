@@ -11,6 +11,7 @@ import (
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/drift"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/patch"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/release"
 )
 
@@ -93,8 +94,14 @@ func applyDiagnostic(d releaseDiagnostics, id string, creating bool, err error) 
 		failed   *helmrelease.FailedError
 		blocked  *helmrelease.BlockedError
 		timeout  *helmrelease.TimeoutError
+		tested   *helmrelease.TestError
 	)
 	switch {
+	case errors.As(err, &tested):
+		return d.Error("Release Test Failed", fmt.Sprintf(
+			"Release %s was applied, but a test hook of its chart failed, and run_tests is set. The message names the hook, its pod "+
+				"and why it failed; see its log with `kubectl logs` while its hook-delete-policy keeps it, fix the release or its test, "+
+				"and apply again.\n\n%s", id, err))
 	case errors.As(err, &mismatch):
 		return planMismatchDiagnostic(d, id, mismatch)
 	case errors.As(err, &changed):
@@ -181,6 +188,11 @@ func renderDiagnostic(m *releaseModel, err error) diag.Diagnostic {
 				"chart must exist in the repository at a version that matches.\n\n%s", id, failed.Err))
 	case release.StepValues:
 		return valuesDiagnostic(id, failed.Err, d)
+	case release.StepPatch:
+		if perr, ok := errors.AsType[*patch.Error](failed.Err); ok {
+			return patchDiagnostic(path.Root("patches").AtListIndex(perr.Index), "Unable to Patch Chart", perr, d.redact(perr.Error()))
+		}
+		return d.AttributeError(path.Root("patches"), "Unable to Patch Chart", failed.Err.Error())
 	case release.StepRender:
 		return d.AttributeError(at, "Unable to Render Chart", fmt.Sprintf(
 			"Helm could not render chart %s %s for release %s. The message names the template file and line; fix the template or the values it uses.\n\n%s",

@@ -124,25 +124,11 @@ func (ignoreDifferencesValidator) ValidateList(ctx context.Context, req validato
 			continue
 		}
 		var im ignoreModel
-		if obj.As(ctx, &im, basetypes.ObjectAsOptions{}).HasError() || hasUnknown(im.JSONPointers, im.Managers) {
+		if obj.As(ctx, &im, basetypes.ObjectAsOptions{}).HasError() || hasUnknownValue(im.JSONPointers) || hasUnknownValue(im.Managers) {
 			continue
 		}
 		for _, err := range im.rule().Validate() {
 			resp.Diagnostics.Append(ignoreRuleDiagnostic(req.Path.AtListIndex(i), err))
 		}
 	}
-}
-
-func hasUnknown(lists ...types.List) bool {
-	for _, l := range lists {
-		if l.IsUnknown() {
-			return true
-		}
-		for _, v := range l.Elements() {
-			if v.IsUnknown() {
-				return true
-			}
-		}
-	}
-	return false
 }

@@ -74,6 +74,7 @@ func (m *releaseModel) releaseInputs(ctx context.Context, env *renderEnv, privat
 		Generated:       readGenerated(ctx, private),
 		Imported:        wasImported(ctx, private),
 		Ignore:          m.ignoreRules(ctx),
+		Patches:         m.patches(ctx),
 	}
 	diags.Append(m.Values.ElementsAs(ctx, &in.Values.Documents, false)...)
 	diags.Append(m.Set.ElementsAs(ctx, &in.Values.Set, false)...)
@@ -241,6 +242,9 @@ func (m *releaseModel) unknownRenderInputs() []string {
 		collections["set_sensitive"] = append(collections["set_sensitive"], e)
 	}
 	collections["values_sensitive"] = m.ValuesSensitive.Elements()
+	if hasUnknownValue(m.Patches) {
+		unknown = append(unknown, "patches")
+	}
 	for name, v := range map[string]attr.Value{"values": m.Values, "set": m.Set, "set_sensitive": m.SetSensitive, "values_sensitive": m.ValuesSensitive} {
 		if v.IsUnknown() || slices.ContainsFunc(collections[name], attr.Value.IsUnknown) {
 			unknown = append(unknown, name)

@@ -12,6 +12,7 @@ import (
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/drift"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/patch"
 )
 
 // Inputs are what a release is rendered from: the configuration and what the release keeps
@@ -38,6 +39,8 @@ type Inputs struct {
 	// Ignore are the differences from the chart's objects a refresh leaves out of the live
 	// manifests (ignore_differences).
 	Ignore []drift.Ignore
+	// Patches change the rendered objects, hooks included (package patch).
+	Patches []patch.Patch
 }
 
 // Capabilities are what a chart sees of its cluster.
@@ -78,6 +81,7 @@ const (
 	StepLoad      Step = "load"      // the chart could not be loaded
 	StepValues    Step = "values"    // the values could not be merged
 	StepRender    Step = "render"    // Helm could not render the chart
+	StepPatch     Step = "patch"     // a patch is invalid, fails, or selects nothing: Err is a *patch.Error
 	StepRedact    Step = "redact"    // what derives from sensitive values could not be found
 	StepManifests Step = "manifests" // the rendered objects cannot be applied
 )
@@ -172,16 +176,24 @@ func (r *Request) Render(ctx context.Context, target helmrelease.Target) (*Rende
 		return nil, err
 	}
 	out := &Rendering{Loaded: l.chart, Values: l.values}
+	failed := func(step Step, err error) error {
+		return &RenderError{Step: step, Chart: l.chart.Chart.Name(), Version: l.chart.Version, Err: err}
+	}
+	patches, err := patch.Parse(r.Patches)
+	if err != nil {
+		return nil, failed(StepPatch, err)
+	}
 	out.Options = chart.RenderOptions{
 		ReleaseName: r.Name, Namespace: r.Namespace,
 		KubeVersion: r.Capabilities.KubeVersion, APIVersions: r.Capabilities.APIVersions,
 		IsUpgrade: target.IsUpgrade, Revision: target.Revision, Seed: r.Generated.Seed,
-		Lookup: r.Lookup,
-	}
-	failed := func(step Step, err error) error {
-		return &RenderError{Step: step, Chart: l.chart.Chart.Name(), Version: l.chart.Version, Err: err}
+		Lookup: r.Lookup, Patches: patches,
 	}
 	if out.Rendered, err = chart.RenderStable(ctx, l.chart, l.values, out.Options, r.Prior()); err != nil {
+		if perr, ok := errors.AsType[*patch.Error](err); ok {
+			// What an object held when a patch failed on it may derive from a sensitive value.
+			return nil, failed(StepPatch, &patch.Error{Index: perr.Index, Err: redactedError{perr.Err, r.Redactor}})
+		}
 		return nil, failed(StepRender, errors.New(chart.RedactRenderError(ctx, l.chart, r.Values, out.Options, err, r.Redactor)))
 	}
 	out.RedactionOptions = chart.RedactionOptions{Namespace: r.Namespace, IsNamespaced: r.Capabilities.IsNamespaced, Key: r.RedactionRecord.Key}
@@ -200,6 +212,15 @@ func (r *Request) Render(ctx context.Context, target helmrelease.Target) (*Rende
 	out.Generated = generatedKeys(out.Rendered, r.Namespace, r.Capabilities.IsNamespaced)
 	return out, nil
 }
+
+// redactedError is err with its message redacted, still wrapping err for errors.Is.
+type redactedError struct {
+	err      error
+	redactor *manifest.Redactor
+}
+
+func (e redactedError) Error() string { return e.redactor.String(e.err.Error()) }
+func (e redactedError) Unwrap() error { return e.err }
 
 // generatedKeys returns the keys of the objects of rendered that hold values the chart
 // generated afresh, which a plan cannot show.

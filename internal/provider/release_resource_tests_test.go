@@ -1,0 +1,75 @@
+package provider
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chartserver"
+)
+
+// testedRelease is a gitlabk8s_release "tst" of the patchable chart with run_tests, its test
+// failing when failTest is set.
+func (e *releaseTestEnv) testedRelease(image string, failTest, atomic bool) string {
+	return releaseConfig("tst", e.namespace, chartserver.FixtureChart("patchable"), fmt.Sprintf(
+		"  run_tests = true\n  atomic = %t\n  set = { image = %q, failTest = %t }", atomic, image, failTest))
+}
+
+// A passing test lets the apply succeed; its Job is deleted as its hook-succeeded policy says.
+func TestAccRelease_runTestsPass(t *testing.T) {
+	e := testAccRelease(t)
+	testAccResourceTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: e.testedRelease("registry.example.test/web:1.0", false, false),
+			Check: resource.ComposeTestCheckFunc(
+				resource.TestCheckNoResourceAttr("gitlabk8s_release.tst", "manifests.Job.batch/tst-smoke"),
+				func(*terraform.State) error {
+					_, err := e.kube.BatchV1().Jobs(e.namespace).Get(t.Context(), "tst-smoke", metav1.GetOptions{})
+					if !apierrors.IsNotFound(err) {
+						return fmt.Errorf("the passed test's Job is still there (hook-succeeded): %v", err)
+					}
+					return nil
+				}),
+		}},
+	})
+}
+
+// A failing test fails the apply, naming its Job, its pod and why.
+func TestAccRelease_runTestsFailNamingThePod(t *testing.T) {
+	e := testAccRelease(t)
+	runFailing(t, e.testedRelease("registry.example.test/web:1.0", true, false),
+		"Release Test Failed", "Job.batch/tst-smoke", "pod tst-smoke-", "container smoke terminated: Error")
+}
+
+// With atomic, a failing test rolls the upgrade back to the revision before it.
+func TestAccRelease_runTestsFailAtomicRollsBack(t *testing.T) {
+	e := testAccRelease(t)
+	testAccResourceTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: e.testedRelease("registry.example.test/web:1.0", false, true)},
+			{
+				Config:      e.testedRelease("registry.example.test/web:2.0", true, true),
+				ExpectError: wrappedText("Release Test Failed", "pod tst-smoke-", "rolled back to revision 1"),
+			},
+			{
+				// The refreshed plan of the first revision's configuration is empty: the live objects are 1.0 again.
+				PreConfig: func() {
+					d, err := e.kube.AppsV1().Deployments(e.namespace).Get(t.Context(), "tst-web", metav1.GetOptions{})
+					if err != nil {
+						t.Error(err)
+					} else if image := d.Spec.Template.Spec.Containers[0].Image; image != "registry.example.test/web:1.0" {
+						t.Errorf("live image %s, want the rolled-back 1.0", image)
+					}
+				},
+				Config:   e.testedRelease("registry.example.test/web:1.0", false, true),
+				PlanOnly: true,
+			},
+		},
+	})
+}
