@@ -190,7 +190,7 @@ func renderDiagnostic(m *releaseModel, err error) diag.Diagnostic {
 		return valuesDiagnostic(id, failed.Err, d)
 	case release.StepPatch:
 		if perr, ok := errors.AsType[*patch.Error](failed.Err); ok {
-			return patchDiagnostic(path.Root("patches").AtListIndex(perr.Index), "Unable to Patch Chart", perr, d.redact(perr.Error()))
+			return patchDiagnostic(d, path.Root("patches").AtListIndex(perr.Index), "Unable to Patch Chart", perr)
 		}
 		return d.AttributeError(path.Root("patches"), "Unable to Patch Chart", failed.Err.Error())
 	case release.StepRender:

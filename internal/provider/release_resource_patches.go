@@ -119,7 +119,7 @@ func (patchesValidator) ValidateList(ctx context.Context, req validator.ListRequ
 			continue
 		}
 		if err := pm.patch().Validate(); err != nil {
-			resp.Diagnostics.Append(patchDiagnostic(req.Path.AtListIndex(i), "Invalid Patch", err, err.Error()))
+			resp.Diagnostics.Append(patchDiagnostic(releaseDiagnostics{}, req.Path.AtListIndex(i), "Invalid Patch", err))
 		}
 	}
 }
@@ -147,8 +147,8 @@ func hasUnknownValue(v attr.Value) bool {
 }
 
 // patchDiagnostic explains err, a patch that is invalid, fails or selects nothing, on the
-// patch; message is err's, redacted.
-func patchDiagnostic(at path.Path, summary string, err error, message string) diag.Diagnostic {
+// patch, through d, which redacts it.
+func patchDiagnostic(d releaseDiagnostics, at path.Path, summary string, err error) diag.Diagnostic {
 	var what string
 	switch {
 	case errors.Is(err, patch.ErrNoMatch):
@@ -160,5 +160,5 @@ func patchDiagnostic(at path.Path, summary string, err error, message string) di
 		what = "Fix the patch: a strategic-merge patch is a mapping (a partial object), a JSON 6902 patch a list of operations " +
 			"with op and path, each applying to every object the target selects."
 	}
-	return diag.NewAttributeErrorDiagnostic(at, summary, fmt.Sprintf("The patch at %s cannot be applied. %s\n\n%s", at, what, message))
+	return d.AttributeError(at, summary, fmt.Sprintf("The patch at %s cannot be applied. %s\n\n%s", at, what, err))
 }
