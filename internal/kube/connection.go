@@ -50,6 +50,12 @@ type Options struct {
 	InCluster func() (*rest.Config, error)
 	// UserAgent identifies the provider in the API server's audit log.
 	UserAgent string
+
+	// RetryFor bounds how long a request that failed for a transient reason is retried when
+	// its context has no sooner deadline; zero means DefaultRetryFor.
+	RetryFor time.Duration
+	// OnRetry, when set, hears of every repetition, for progress.
+	OnRetry func(Retry)
 }
 
 // ExecOptions runs a credential plugin, as a kubeconfig's users[].user.exec does.
@@ -316,6 +322,7 @@ func (c *Connection) Clients(ctx context.Context) (*Clients, error) {
 	// Terraform runs many resources in parallel; the client-go defaults (5 QPS) would serialize them.
 	cfg.QPS = 50
 	cfg.Burst = 100
+	retrying(cfg, c.opts)
 	kc, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("create Kubernetes client for %s: %w", src, err)
@@ -347,7 +354,7 @@ func (c *Connection) Clients(ctx context.Context) (*Clients, error) {
 }
 
 func probe(ctx context.Context, kc kubernetes.Interface, timeout time.Duration) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(withoutRetries(ctx), timeout)
 	defer cancel()
 	body, err := kc.Discovery().RESTClient().Get().AbsPath("/version").Do(ctx).Raw()
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/gitlab"
@@ -215,6 +216,9 @@ func (p *gitlabk8sProvider) Configure(ctx context.Context, req provider.Configur
 		ClientCertificate:    p.stringOrEnv(cfg.ClientCertificate, "client_certificate"),
 		ClientKey:            p.stringOrEnv(cfg.ClientKey, "client_key"),
 		UserAgent:            "terraform-provider-gitlabk8s/" + p.version,
+		// A request repeated after a dropped connection or a busy API server shows in the log
+		// with what failed; Helm's requests carry no context of ours, so the provider's is used.
+		OnRetry: func(r kube.Retry) { tflog.Warn(ctx, r.String()) },
 	}
 	if !cfg.Insecure.IsNull() {
 		opts.Insecure = cfg.Insecure.ValueBool()

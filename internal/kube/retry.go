@@ -1,0 +1,231 @@
+package kube
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"time"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/transient"
+)
+
+// DefaultRetryFor bounds how long one request is retried when its context has no deadline
+// sooner: long enough for an API server to restart or the agent's tunnel to reconnect.
+const DefaultRetryFor = 2 * time.Minute
+
+// Retry is one repetition of a request, for progress.
+type Retry struct {
+	Method, Path string
+	Reason       string
+	Attempt      int
+	Wait         time.Duration
+}
+
+func (r Retry) String() string {
+	return fmt.Sprintf("retrying %s %s in %s (attempt %d): %s", r.Method, r.Path, r.Wait.Round(time.Millisecond), r.Attempt+1, r.Reason)
+}
+
+// UnansweredError is a request retried until its context or DefaultRetryFor ran out.
+type UnansweredError struct {
+	Server   string
+	For      time.Duration
+	Attempts int
+	Last     string
+}
+
+func (e *UnansweredError) Error() string {
+	return fmt.Sprintf("the API server at %s did not answer for %s (%d attempts); last error: %s", e.Server, e.For.Round(time.Second), e.Attempts, e.Last)
+}
+
+// retryTransport repeats what internal/transient says is safe to repeat, within the request's
+// context and retryFor. It sits under client-go's authentication wrappers, so a repeated
+// request carries the same credentials.
+type retryTransport struct {
+	next     http.RoundTripper
+	server   string
+	retryFor time.Duration
+	onRetry  func(Retry)
+	now      func() time.Time
+}
+
+func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body != nil && req.Body != http.NoBody && req.GetBody == nil {
+		return t.next.RoundTrip(req) // a body we cannot send twice
+	}
+	ctx := req.Context()
+	if ctx.Value(noRetries{}) != nil {
+		return t.next.RoundTrip(req)
+	}
+	start := t.now()
+	contentType := req.Header.Get("Content-Type")
+	unknownOutcome := false
+	for attempt := 1; ; attempt++ {
+		resp, err := t.next.RoundTrip(t.rewound(req, attempt))
+		if unknownOutcome && err == nil {
+			if settled := t.settledByEarlierAttempt(req, resp); settled != nil {
+				drain(resp)
+				return settled, nil
+			}
+		}
+		fault, reason := transient.Classify(resp, err)
+		action := transient.Decide(req.Method, contentType, fault)
+		if action == transient.GiveUp {
+			return resp, err
+		}
+		unknownOutcome = unknownOutcome || transient.OutcomeUnknown(fault)
+		if action == transient.LookUp {
+			found := t.lookUp(req)
+			if found == nil && !t.canRepeatCreate(req) {
+				return resp, err
+			}
+			if found != nil {
+				drain(resp)
+				return found, nil
+			}
+		}
+		wait := transient.Backoff(attempt, rand.Float64())
+		if giveUp := t.outOfTime(ctx, start, wait); giveUp {
+			drain(resp)
+			return nil, &UnansweredError{Server: t.server, For: t.now().Sub(start), Attempts: attempt, Last: reason}
+		}
+		drain(resp)
+		if t.onRetry != nil {
+			t.onRetry(Retry{Method: req.Method, Path: req.URL.Path, Reason: reason, Attempt: attempt, Wait: wait})
+		}
+		select {
+		case <-ctx.Done():
+			return nil, &UnansweredError{Server: t.server, For: t.now().Sub(start), Attempts: attempt, Last: reason}
+		case <-time.After(wait):
+		}
+	}
+}
+
+// settledByEarlierAttempt answers for a request repeated after an attempt that may have landed:
+// a create that now conflicts is looked up and answered as created when it exists, and a delete
+// that now finds nothing is answered as done. It returns nil for any other answer.
+func (t *retryTransport) settledByEarlierAttempt(req *http.Request, resp *http.Response) *http.Response {
+	switch {
+	case req.Method == http.MethodPost && resp.StatusCode == http.StatusConflict:
+		return t.lookUp(req)
+	case req.Method == http.MethodDelete && resp.StatusCode == http.StatusNotFound:
+		body := `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success"}`
+		return &http.Response{
+			StatusCode: http.StatusOK, Status: "200 OK", Proto: resp.Proto, ProtoMajor: resp.ProtoMajor, ProtoMinor: resp.ProtoMinor,
+			Header: http.Header{"Content-Type": []string{"application/json"}},
+			Body:   io.NopCloser(strings.NewReader(body)), ContentLength: int64(len(body)), Request: req,
+		}
+	}
+	return nil
+}
+
+func (t *retryTransport) outOfTime(ctx context.Context, start time.Time, wait time.Duration) bool {
+	next := t.now().Add(wait)
+	if deadline, ok := ctx.Deadline(); ok && next.After(deadline) {
+		return true
+	}
+	return ctx.Err() != nil || next.Sub(start) > t.retryFor
+}
+
+// rewound is req with a fresh body for every attempt after the first.
+func (t *retryTransport) rewound(req *http.Request, attempt int) *http.Request {
+	if attempt == 1 || req.GetBody == nil {
+		return req
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return req
+	}
+	again := req.Clone(req.Context())
+	again.Body = body
+	return again
+}
+
+// createdName is the name a create's JSON body gives its object; "" when it has none
+// (generateName) or the body is not JSON.
+func createdName(req *http.Request) string {
+	if req.GetBody == nil || !strings.HasPrefix(req.Header.Get("Content-Type"), "application/json") {
+		return ""
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return ""
+	}
+	defer body.Close()
+	var object struct {
+		Metadata struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+	}
+	if json.NewDecoder(body).Decode(&object) != nil {
+		return ""
+	}
+	return object.Metadata.Name
+}
+
+func (t *retryTransport) canRepeatCreate(req *http.Request) bool {
+	return createdName(req) != ""
+}
+
+// lookUp reads the object a create names, with the create's credentials; it returns the
+// object as the create's answer (201) when it exists, and nil when it does not or cannot be
+// told, in which case the create is repeated only if it names its object: a repeat that finds
+// it created meanwhile answers 409 and is looked up again.
+func (t *retryTransport) lookUp(req *http.Request) *http.Response {
+	name := createdName(req)
+	if name == "" {
+		return nil
+	}
+	get := req.Clone(req.Context())
+	get.Method = http.MethodGet
+	get.Body, get.GetBody, get.ContentLength = nil, nil, 0
+	get.Header.Del("Content-Type")
+	get.Header.Set("Accept", "application/json")
+	get.URL.Path = strings.TrimSuffix(req.URL.Path, "/") + "/" + name
+	get.URL.RawPath = ""
+	get.URL.RawQuery = ""
+	resp, err := t.next.RoundTrip(get)
+	if err != nil {
+		return nil
+	}
+	if resp.StatusCode != http.StatusOK {
+		drain(resp)
+		return nil
+	}
+	resp.StatusCode, resp.Status = http.StatusCreated, "201 Created"
+	resp.Request = req
+	return resp
+}
+
+type noRetries struct{}
+
+// withoutRetries marks requests made with ctx to be sent once: the first contact, so that a
+// wrong address or a cluster that is not there fails at once and says so.
+func withoutRetries(ctx context.Context) context.Context {
+	return context.WithValue(ctx, noRetries{}, true)
+}
+
+// retrying wraps every client of cfg, Helm's included (it copies cfg), in the retries.
+func retrying(cfg *rest.Config, opts Options) {
+	retryFor := opts.RetryFor
+	if retryFor <= 0 {
+		retryFor = DefaultRetryFor
+	}
+	server := cfg.Host
+	cfg.Wrap(func(next http.RoundTripper) http.RoundTripper {
+		return &retryTransport{next: next, server: server, retryFor: retryFor, onRetry: opts.OnRetry, now: time.Now}
+	})
+}
+
+func drain(resp *http.Response) {
+	if resp == nil || resp.Body == nil {
+		return
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	_ = resp.Body.Close()
+}

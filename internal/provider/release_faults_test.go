@@ -1,0 +1,138 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/testing/faultproxy"
+)
+
+// behindTunnel starts a fault proxy in front of the local cluster's API server, as the GitLab
+// agent's tunnel sits in front of a CI job's cluster, and points $KUBECONFIG (and so the
+// provider of every terraform run started after it) at it. The test's own clients still reach
+// the API server directly.
+func (e *releaseTestEnv) behindTunnel(t *testing.T) *faultproxy.Proxy {
+	t.Helper()
+	upstream, err := faultproxy.UpstreamOf(e.cluster.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy, err := faultproxy.Start(upstream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(proxy.Close)
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := proxy.Kubeconfig(e.cluster.Kubeconfig, kubeconfig); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("KUBECONFIG", kubeconfig)
+	return proxy
+}
+
+// benchRelease is a release of the benchmarks' generated chart with objects objects.
+func benchRelease(t *testing.T, namespace string, objects int, revision string) string {
+	t.Helper()
+	chartDir, err := filepath.Abs(filepath.Join("..", "..", "scripts", "bench", "chart"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return "\nprovider \"gitlabk8s\" {}\n" + releaseConfig("app", namespace, chartDir, fmt.Sprintf(`  timeout   = "5m"
+  set       = { objects = %d, revision = %q }`, objects, revision))
+}
+
+// applyConverges runs terraform apply and, when it fails, once more; the second must succeed.
+// It returns whether the first failed.
+func applyConverges(t *testing.T, cli *terraformCLI, args ...string) bool {
+	t.Helper()
+	out, err := cli.run(args...)
+	if err == nil {
+		return false
+	}
+	t.Logf("first %s failed; running it again:\n%s", args[0], out)
+	cli.mustRun(args...)
+	return true
+}
+
+// notPending fails the test when Helm left a revision of the release app pending.
+func (e *releaseTestEnv) notPending(t *testing.T) {
+	t.Helper()
+	for _, revision := range e.helmRevisions(t, "app") {
+		if strings.Contains(revision, "pending") {
+			t.Fatalf("helm history %v holds a pending revision", e.helmRevisions(t, "app"))
+		}
+	}
+}
+
+// A tunnel that drops every open connection every 2 s during the install, the upgrade and the
+// destroy of a release of 100 objects: each succeeds, or its second run converges, no revision is
+// left pending, the next plan is empty, and the provider says what it retried.
+func TestAccRelease_tunnelResetsEveryTwoSeconds(t *testing.T) {
+	e := testAccRelease(t)
+	proxy := e.behindTunnel(t)
+	cli := newTerraformCLI(t, suiteCLI(t))
+	stop := proxy.ResetEvery(context.Background(), 2*time.Second)
+	t.Cleanup(func() { _ = stop() })
+
+	var secondRuns []string
+	cli.writeConfig(benchRelease(t, e.namespace, 100, "1"))
+	if applyConverges(t, cli, "apply", "-auto-approve") {
+		secondRuns = append(secondRuns, "install")
+	}
+	e.notPending(t)
+	if got := e.helmRevisions(t, "app"); !slices.Contains(got, "1:deployed") && !slices.Contains(got, "2:deployed") {
+		t.Fatalf("after the install helm history = %v, want a deployed revision", got)
+	}
+	if plan := cli.mustRun("plan"); !strings.Contains(plan, "No changes.") {
+		t.Fatalf("plan after the install is not empty:\n%s", plan)
+	}
+
+	cli.writeConfig(benchRelease(t, e.namespace, 100, "2"))
+	if applyConverges(t, cli, "apply", "-auto-approve") {
+		secondRuns = append(secondRuns, "upgrade")
+	}
+	e.notPending(t)
+	if got := e.configMapData(t, "app-0000", "revision"); got != "2" {
+		t.Fatalf("after the upgrade ConfigMap app-0000 has revision %q, want 2", got)
+	}
+	if plan := cli.mustRun("plan"); !strings.Contains(plan, "No changes.") {
+		t.Fatalf("plan after the upgrade is not empty:\n%s", plan)
+	}
+
+	if applyConverges(t, cli, "destroy", "-auto-approve") {
+		secondRuns = append(secondRuns, "destroy")
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.helmRevisions(t, "app"); len(got) != 0 {
+		t.Fatalf("after the destroy helm history = %v, want none", got)
+	}
+	left, err := e.kube.CoreV1().ConfigMaps(e.namespace).List(t.Context(), metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=bench"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left.Items) != 0 {
+		t.Fatalf("after the destroy %d ConfigMaps of the release are left", len(left.Items))
+	}
+
+	// The schedule must have broken connections, and the provider must have ridden them out.
+	if proxy.Resets() < 5 {
+		t.Fatalf("the tunnel reset only %d times; the test proved nothing", proxy.Resets())
+	}
+	retried := strings.Count(cli.providerLog(), "retrying ")
+	if retried == 0 {
+		t.Fatal("the provider log says of no retry; the resets never hit a request")
+	}
+	t.Logf("%d resets, %d retries logged, second runs: %v", proxy.Resets(), retried, secondRuns)
+	if len(secondRuns) > 0 {
+		t.Errorf("needed a second run for %v; the retries should ride out a reset every 2s", secondRuns)
+	}
+}
