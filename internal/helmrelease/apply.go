@@ -342,28 +342,6 @@ const (
 	CascadeOrphan Cascade = "orphan"
 )
 
-// Uninstall removes the release and waits until its objects are gone (with foreground
-// cascading, what they owned too). A release that does not exist is not an error.
-func (c *Client) Uninstall(ctx context.Context, namespace, name string, timeout time.Duration, cascade Cascade) error {
-	return c.uninstall(c.configuration(ctx, namespace, nil), name, timeout, cascade, false)
-}
-
-func (c *Client) uninstall(cfg *action.Configuration, name string, timeout time.Duration, cascade Cascade, disableHooks bool) error {
-	uninstall := action.NewUninstall(cfg)
-	uninstall.KeepHistory = false
-	uninstall.IgnoreNotFound = true
-	// Deletions are always waited for; the strategy only has Helm ask the kube client for
-	// its waiter, which is the provider's.
-	uninstall.WaitStrategy = helmkube.StatusWatcherStrategy
-	uninstall.Timeout = timeout
-	uninstall.DisableHooks = disableHooks
-	uninstall.DeletionPropagation = string(cascade)
-	if _, err := uninstall.Run(name); err != nil {
-		return fmt.Errorf("uninstall release %s: %w", name, err)
-	}
-	return nil
-}
-
 // settleCancelled makes sure a cancelled operation does not leave the release pending:
 // Helm returns on cancellation but leaves an install's record as it was. Helm's storage
 // takes no context, so the cancelled one does not stop this.

@@ -40,7 +40,8 @@ func (m metadataReader) List(ctx context.Context, resource schema.GroupVersionRe
 	return byName, nil
 }
 
-// metadataObject carries the metadata a deletion wait reads.
+// metadataObject carries the metadata a deletion wait reads, and the annotations that say
+// which release applied the object.
 func metadataObject(obj *metav1.PartialObjectMetadata) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{Object: map[string]any{}}
 	u.SetAPIVersion(obj.APIVersion)
@@ -50,5 +51,6 @@ func metadataObject(obj *metav1.PartialObjectMetadata) *unstructured.Unstructure
 	u.SetUID(obj.UID)
 	u.SetDeletionTimestamp(obj.DeletionTimestamp)
 	u.SetFinalizers(obj.Finalizers)
+	u.SetAnnotations(obj.Annotations)
 	return u
 }

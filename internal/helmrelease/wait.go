@@ -355,11 +355,7 @@ func (w *waiter) waitDeleted(ctx context.Context, refs []objectRef, timeout time
 // remaining returns the objects of refs that still exist, saying what holds them.
 func (w *waiter) remaining(ctx context.Context, refs []objectRef) ([]readiness.Progress, error) {
 	var left []readiness.Progress
-	var reader objectGetter = w.reader
-	if w.deletions != nil {
-		reader = w.deletions
-	}
-	live, err := getAll(ctx, reader, refs)
+	live, err := getAll(ctx, w.deletionReader(), refs)
 	if err != nil {
 		return nil, err
 	}
@@ -378,6 +374,15 @@ func (w *waiter) remaining(ctx context.Context, refs []objectRef) ([]readiness.P
 		left = append(left, readiness.Progress{Object: ref.key(w.namespace), Status: status})
 	}
 	return left, nil
+}
+
+// deletionReader reads what deletions leave: metadata only when the client set has a
+// metadata client.
+func (w *waiter) deletionReader() objectGetter {
+	if w.deletions != nil {
+		return w.deletions
+	}
+	return w.reader
 }
 
 func (w *waiter) pollInterval() time.Duration {
