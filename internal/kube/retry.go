@@ -89,7 +89,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 				return found, nil
 			}
 		}
-		wait := transient.Backoff(attempt, rand.Float64())
+		wait := max(transient.Backoff(attempt, rand.Float64()), transient.RetryAfter(resp))
 		if giveUp := t.outOfTime(ctx, start, wait); giveUp {
 			drain(resp)
 			return nil, &UnansweredError{Server: t.server, For: t.now().Sub(start), Attempts: attempt, Last: reason}

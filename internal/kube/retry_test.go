@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -168,12 +169,32 @@ func TestRetryTransport_aCreateWithAGeneratedNameIsNotRepeated(t *testing.T) {
 	}
 }
 
-func TestRetryTransport_leavesRetryAfterToClientGo(t *testing.T) {
-	script := &scriptedTransport{answers: []func(*http.Request) (*http.Response, error){retryAfter(429, "3"), answer(200, "{}")}}
-	req := newRequest(t, context.Background(), "GET", configMapsPath, "", "")
+// A Retry-After is waited for here, not left to client-go, whose retry would repeat a create
+// answered 503 without looking it up first.
+func TestRetryTransport_honoursRetryAfter(t *testing.T) {
+	for _, code := range []int{429, 503} {
+		script := &scriptedTransport{answers: []func(*http.Request) (*http.Response, error){retryAfter(code, "1"), answer(200, "{}")}}
+		req := newRequest(t, context.Background(), "GET", configMapsPath, "", "")
+		start := time.Now()
+		resp, retries, err := roundTrip(t, script, req)
+		if err != nil || resp.StatusCode != 200 || len(script.seen) != 2 {
+			t.Fatalf("%d: got %v, %v after %v; want 200 on the second attempt", code, resp, err, script.seen)
+		}
+		if took := time.Since(start); took < time.Second || len(retries) != 1 || retries[0].Wait < time.Second {
+			t.Fatalf("%d: repeated after %s (retries %v); want the Retry-After's second", code, took, retries)
+		}
+	}
+}
+
+func TestRetryTransport_aCreateAnswered503WithRetryAfterIsLookedUp(t *testing.T) {
+	script := &scriptedTransport{answers: []func(*http.Request) (*http.Response, error){retryAfter(503, "1"), answer(200, `{"metadata":{"name":"settings"}}`)}}
+	req := newRequest(t, context.Background(), "POST", configMapsPath, "application/json", `{"metadata":{"name":"settings"}}`)
 	resp, _, err := roundTrip(t, script, req)
-	if err != nil || resp.StatusCode != 429 || len(script.seen) != 1 {
-		t.Fatalf("got %v, %v after %v; want the 429 handed on at once", resp, err, script.seen)
+	if err != nil || resp.StatusCode != http.StatusCreated {
+		t.Fatalf("got %v, %v; want the object found and answered as created", resp, err)
+	}
+	if want := []string{"POST " + configMapsPath, "GET " + configMapsPath + "/settings"}; !slices.Equal(script.seen, want) {
+		t.Fatalf("sent %v, want %v", script.seen, want)
 	}
 }
 

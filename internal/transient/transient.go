@@ -44,16 +44,14 @@ const (
 )
 
 // Classify says what fault a round trip's outcome is, and why in words for progress and errors.
-// A response with a Retry-After of whole seconds to a 429 or a 5xx is None: client-go's
-// rest.Request already waits that long and repeats it, up to ten times, so it is left to it.
+// A 502, 503, 504 or 429 is a fault whether or not it carries a Retry-After: the retries here
+// honour it (RetryAfter), so that a create answered 503 is looked up rather than repeated
+// blindly, as client-go's own retry on a Retry-After would.
 func Classify(resp *http.Response, err error) (Fault, string) {
 	if err != nil {
 		return classifyError(err)
 	}
 	if resp == nil {
-		return None, ""
-	}
-	if clientGoRetries(resp) {
 		return None, ""
 	}
 	switch resp.StatusCode {
@@ -65,14 +63,20 @@ func Classify(resp *http.Response, err error) (Fault, string) {
 	return None, ""
 }
 
-// clientGoRetries mirrors client-go's checkWait: any 5xx or 429 carrying a Retry-After of whole
-// seconds.
-func clientGoRetries(resp *http.Response) bool {
-	if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode < 500 {
-		return false
+// MaxRetryAfter bounds the wait a Retry-After asks for.
+const MaxRetryAfter = 30 * time.Second
+
+// RetryAfter is the wait a response's Retry-After asks for, in whole seconds as the API server
+// and client-go write and read it, at most MaxRetryAfter; 0 when it asks none.
+func RetryAfter(resp *http.Response) time.Duration {
+	if resp == nil {
+		return 0
 	}
-	_, err := strconv.Atoi(resp.Header.Get("Retry-After"))
-	return err == nil
+	seconds, err := strconv.Atoi(strings.TrimSpace(resp.Header.Get("Retry-After")))
+	if err != nil || seconds <= 0 {
+		return 0
+	}
+	return min(time.Duration(seconds)*time.Second, MaxRetryAfter)
 }
 
 // The reasons avoid the wording client-go matches ("connection reset by peer") so that once the

@@ -38,9 +38,10 @@ func TestClassify_faults(t *testing.T) {
 		{"unavailable", response(503, ""), nil, Unavailable},
 		{"gateway timeout", response(504, ""), nil, Unavailable},
 		{"throttled", response(429, ""), nil, Throttled},
-		{"throttled with Retry-After: client-go waits", response(429, "2"), nil, None},
-		{"unavailable with Retry-After: client-go waits", response(503, "1"), nil, None},
-		{"unavailable with a date Retry-After: client-go ignores it", response(503, "Wed, 21 Oct 2015 07:28:00 GMT"), nil, Unavailable},
+		{"throttled with Retry-After", response(429, "2"), nil, Throttled},
+		{"unavailable with Retry-After", response(503, "1"), nil, Unavailable},
+		{"unavailable with a date Retry-After", response(503, "Wed, 21 Oct 2015 07:28:00 GMT"), nil, Unavailable},
+		{"internal error with Retry-After: client-go's to repeat", response(500, "1"), nil, None},
 		{"reset", nil, reset, Interrupted},
 		{"unexpected EOF", nil, fmt.Errorf("read body: %w", io.ErrUnexpectedEOF), Interrupted},
 		{"EOF", nil, io.EOF, Interrupted},
@@ -120,5 +121,27 @@ func TestOutcomeUnknown_onlyWhenTheRequestMayHaveLanded(t *testing.T) {
 		if got := OutcomeUnknown(fault); got != want {
 			t.Errorf("OutcomeUnknown(%d) = %v, want %v", fault, got, want)
 		}
+	}
+}
+
+func TestRetryAfter_wholeSecondsBounded(t *testing.T) {
+	for _, tc := range []struct {
+		header string
+		want   time.Duration
+	}{
+		{"", 0},
+		{"3", 3 * time.Second},
+		{" 1 ", time.Second},
+		{"0", 0},
+		{"-2", 0},
+		{"3600", MaxRetryAfter},
+		{"Wed, 21 Oct 2015 07:28:00 GMT", 0},
+	} {
+		if got := RetryAfter(response(http.StatusTooManyRequests, tc.header)); got != tc.want {
+			t.Errorf("RetryAfter(%q) = %s, want %s", tc.header, got, tc.want)
+		}
+	}
+	if got := RetryAfter(nil); got != 0 {
+		t.Errorf("RetryAfter(nil) = %s, want 0", got)
 	}
 }
