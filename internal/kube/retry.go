@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -67,6 +68,13 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	unknownOutcome := false
 	for attempt := 1; ; attempt++ {
 		resp, err := t.next.RoundTrip(t.rewound(req, attempt))
+		if err == nil && !streamed(req) {
+			// An answer whose body breaks off is as lost as one that never came; client-go
+			// would hand the reader's error to the caller unrepeated.
+			if err = buffer(resp); err != nil {
+				resp = nil
+			}
+		}
 		if unknownOutcome && err == nil {
 			if settled := t.settledByEarlierAttempt(req, resp); settled != nil {
 				drain(resp)
@@ -220,6 +228,29 @@ func retrying(cfg *rest.Config, opts Options) {
 	cfg.Wrap(func(next http.RoundTripper) http.RoundTripper {
 		return &retryTransport{next: next, server: server, retryFor: retryFor, onRetry: opts.OnRetry, now: time.Now}
 	})
+}
+
+// streamed says whether the answer to req streams for as long as the client reads it (a
+// watch, a followed log, an upgraded connection): it is handed on as it comes.
+func streamed(req *http.Request) bool {
+	query := req.URL.Query()
+	return query.Get("watch") == "true" || query.Get("watch") == "1" || query.Get("follow") == "true" ||
+		strings.Contains(req.URL.Path, "/watch/") || req.Header.Get("Upgrade") != ""
+}
+
+// buffer reads resp's body into memory, so that a connection that breaks while the answer is
+// read is a fault of the round trip.
+func buffer(resp *http.Response) error {
+	if resp == nil || resp.Body == nil || resp.Body == http.NoBody {
+		return nil
+	}
+	body, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if err != nil {
+		return fmt.Errorf("read the answer: %w", err)
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	return nil
 }
 
 func drain(resp *http.Response) {

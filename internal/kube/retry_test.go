@@ -257,3 +257,46 @@ func TestRetryTransport_aDeleteOfNothingIsStillNotFound(t *testing.T) {
 		t.Fatalf("got %v, %v; want 404: a throttled delete never landed", resp, err)
 	}
 }
+
+// brokenBody is a body that breaks off after its first bytes, as a reset connection does.
+type brokenBody struct{ read bool }
+
+func (b *brokenBody) Read(p []byte) (int, error) {
+	if b.read {
+		return 0, io.ErrUnexpectedEOF
+	}
+	b.read = true
+	return copy(p, `{"items":[`), nil
+}
+
+func (b *brokenBody) Close() error { return nil }
+
+func TestRetryTransport_anAnswerThatBreaksOffIsRepeated(t *testing.T) {
+	cut := func(req *http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: 200, Header: http.Header{}, Body: &brokenBody{}, Request: req}, nil
+	}
+	script := &scriptedTransport{answers: []func(*http.Request) (*http.Response, error){cut, answer(200, `{"items":[]}`)}}
+	resp, retries, err := roundTrip(t, script, newRequest(t, context.Background(), "GET", configMapsPath, "", ""))
+	if err != nil || len(retries) != 1 {
+		t.Fatalf("got %v with retries %v; want the GET repeated once", err, retries)
+	}
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || string(body) != `{"items":[]}` {
+		t.Fatalf("body %q, %v; want the second answer whole", body, err)
+	}
+}
+
+func TestRetryTransport_aWatchIsHandedOnAsItComes(t *testing.T) {
+	script := &scriptedTransport{answers: []func(*http.Request) (*http.Response, error){func(req *http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: 200, Header: http.Header{}, Body: &brokenBody{}, Request: req}, nil
+	}}}
+	req := newRequest(t, context.Background(), "GET", configMapsPath, "", "")
+	req.URL.RawQuery = "watch=true"
+	resp, retries, err := roundTrip(t, script, req)
+	if err != nil || len(retries) != 0 || len(script.seen) != 1 {
+		t.Fatalf("got %v with retries %v after %v; want the watch's answer at once", err, retries, script.seen)
+	}
+	if _, err := io.ReadAll(resp.Body); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("reading the watch: %v; want its own error", err)
+	}
+}

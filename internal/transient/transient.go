@@ -96,6 +96,11 @@ func classifyError(err error) (Fault, string) {
 		return Interrupted, "the connection was closed"
 	case http2ConnectionLost(err.Error()):
 		return Interrupted, "the HTTP/2 connection was lost"
+	case http2StreamBroken(err.Error()):
+		return Interrupted, "the HTTP/2 stream was broken"
+	case strings.Contains(err.Error(), "http2: client conn could not be established"):
+		// A new connection that requests waiting for it share failed its handshake.
+		return NotSent, "the HTTP/2 connection could not be made"
 	}
 	return None, ""
 }
@@ -106,6 +111,12 @@ func http2ConnectionLost(msg string) bool {
 	return strings.Contains(msg, "http2: client connection lost") ||
 		strings.Contains(msg, "http2: server sent GOAWAY") ||
 		strings.Contains(msg, "http2: client connection force closed")
+}
+
+// http2StreamBroken matches golang.org/x/net/http2's StreamError, which client-go does not
+// repeat either: the server or a proxy reset the stream of one request mid-answer.
+func http2StreamBroken(msg string) bool {
+	return strings.Contains(msg, "stream error: stream ID")
 }
 
 // Idempotent says whether sending the request twice leaves the same result as once: reads,
