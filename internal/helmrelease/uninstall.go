@@ -33,10 +33,6 @@ func (c *Client) Uninstall(ctx context.Context, namespace, name string, timeout 
 // KeepHistory, every object of the recorded manifest it left is deleted here, and the records
 // are purged once all are gone; otherwise they stay, and the next run resumes.
 func (c *Client) uninstall(cfg *action.Configuration, name string, timeout time.Duration, cascade Cascade, disableHooks bool) error {
-	kc, ok := cfg.KubeClient.(*contextKubeClient)
-	if !ok {
-		return fmt.Errorf("uninstall release %s: unexpected kube client %T", name, cfg.KubeClient)
-	}
 	deadline := time.Now().Add(timeout)
 	last, err := lastRelease(cfg.Releases, name)
 	if err != nil || last == nil {
@@ -54,7 +50,7 @@ func (c *Client) uninstall(cfg *action.Configuration, name string, timeout time.
 			return fmt.Errorf("uninstall release %s: %w", name, helmErr)
 		}
 	}
-	left, err := c.removeWhatUninstallLeft(kc, last, time.Until(deadline), cascade)
+	left, err := c.removeWhatUninstallLeft(cfg.KubeClient, last, time.Until(deadline), cascade)
 	if err != nil || helmErr != nil {
 		c.keepUnfinished(cfg, last, left)
 		return fmt.Errorf("uninstall release %s: %w", name, errors.Join(helmErr, err))
@@ -82,8 +78,8 @@ func runUninstall(cfg *action.Configuration, name string, timeout time.Duration,
 // applied for this release (resource policy "keep" excepted, as Helm does), and waits until
 // none is left. It returns the keys of the objects still there when it fails. Transient faults
 // of each request are ridden out by the clients' retries.
-func (c *Client) removeWhatUninstallLeft(kc *contextKubeClient, rel *release.Release, timeout time.Duration, cascade Cascade) ([]string, error) {
-	infos, err := kc.Build(strings.NewReader(rel.Manifest), false)
+func (c *Client) removeWhatUninstallLeft(client helmkube.Interface, rel *release.Release, timeout time.Duration, cascade Cascade) ([]string, error) {
+	infos, err := client.Build(strings.NewReader(rel.Manifest), false)
 	if err != nil {
 		return nil, fmt.Errorf("read the manifest of revision %d: %w", rel.Version, err)
 	}
@@ -92,6 +88,13 @@ func (c *Client) removeWhatUninstallLeft(kc *contextKubeClient, rel *release.Rel
 		if !keptByPolicy(info.Object) {
 			objects = append(objects, info)
 		}
+	}
+	if len(objects) == 0 {
+		return nil, nil
+	}
+	kc, ok := client.(*contextKubeClient)
+	if !ok {
+		return nil, fmt.Errorf("read what is left of the release's objects: unexpected kube client %T", client)
 	}
 	refs := refsOf(objects)
 	w := kc.waiter
