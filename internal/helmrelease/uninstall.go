@@ -44,7 +44,7 @@ func (c *Client) uninstall(cfg *action.Configuration, name string, timeout time.
 		if last, err = lastRelease(cfg.Releases, name); err != nil || last == nil {
 			return errors.Join(helmErr, err)
 		}
-		if last.Info.Status != rcommon.StatusUninstalling && last.Info.Status != rcommon.StatusUninstalled {
+		if helmErr != nil && last.Info.Status != rcommon.StatusUninstalling && last.Info.Status != rcommon.StatusUninstalled {
 			// Helm stopped before deleting anything (a pre-delete hook failed): the release
 			// stands as it was.
 			return fmt.Errorf("uninstall release %s: %w", name, helmErr)
@@ -118,7 +118,7 @@ func (c *Client) removeWhatUninstallLeft(client helmkube.Interface, rel *release
 	left := keysOf(refsOf(remaining), rel.Namespace)
 	if len(remove) > 0 {
 		c.logf("release %s/%s: deleting %s, left by the uninstall", rel.Namespace, rel.Name, strings.Join(keysOf(refsOf(remove), rel.Namespace), ", "))
-		if _, errs := kc.Delete(remove, metav1.DeletionPropagation(cascade)); len(errs) > 0 {
+		if _, errs := kc.Delete(remove, cascade.propagation()); len(errs) > 0 {
 			return left, fmt.Errorf("delete objects the uninstall left: %w", errors.Join(errs...))
 		}
 	}
@@ -129,6 +129,17 @@ func (c *Client) removeWhatUninstallLeft(client helmkube.Interface, rel *release
 		return left, err
 	}
 	return nil, nil
+}
+
+// propagation is the API server's propagation policy of the cascade.
+func (c Cascade) propagation() metav1.DeletionPropagation {
+	switch c {
+	case CascadeForeground:
+		return metav1.DeletePropagationForeground
+	case CascadeOrphan:
+		return metav1.DeletePropagationOrphan
+	}
+	return metav1.DeletePropagationBackground
 }
 
 // keptByPolicy says whether the manifest's object asks Helm to keep it on uninstall.
