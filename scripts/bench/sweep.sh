@@ -150,7 +150,7 @@ janitor_step() {
   local provider_requests="not counted" by_verb=""
   if [ -f "$AUDIT_LOG" ]; then
     tail -n +"$((before_audit + 1))" "$AUDIT_LOG" |
-      jq -r 'select(.userAgent | startswith("terraform-provider-gitlabk8s")) | .verb' | sort | uniq -c |
+      jq -r 'select((.userAgent // "") | startswith("terraform-provider-gitlabk8s")) | .verb' | sort | uniq -c |
       awk '{ printf "%s %s\n", $2, $1 }' >"$SWEEP/janitor-$name.verbs"
     provider_requests="$(awk '{ n += $2 } END { print n + 0 }' "$SWEEP/janitor-$name.verbs")"
     by_verb="$(awk '{ printf "%s%s %s", (NR > 1 ? ", " : ""), $1, $2 }' "$SWEEP/janitor-$name.verbs")"
