@@ -17,7 +17,18 @@
 # At the defaults a run takes about 17 minutes on 2 cores; BENCH_SIZES="10 100" about 6 (helm's
 # 5-minute failure wait runs in the background of the rest).
 #
+# BENCH_MODE=load and BENCH_MODE=sweep measure instead, with the same provider build, what the
+# issue of faults and load asks: twenty environments applied at once (scripts/bench/load.sh) and
+# the janitor example sweeping six hundred leftover namespaces (scripts/bench/sweep.sh). Each
+# writes only its own section of BENCHMARKS.md, which a full run keeps.
+#
 # Settings (environment):
+#   BENCH_MODE           full (default), load or sweep
+#   BENCH_LOAD_ENVS      load: environments applied at once (default 20)
+#   BENCH_LOAD_OBJECTS   load: objects of each environment's release (default 20)
+#   BENCH_SWEEP_NAMESPACES  sweep: leftover namespaces, each with a small release (default 600)
+#   BENCH_SWEEP_LIVE     sweep: namespaces of available environments, which must be left (default 20)
+#   BENCH_SWEEP_PARALLELISM  sweep: the janitor's terraform -parallelism (default 10)
 #   BENCH_SIZES          chart sizes in objects (default "10 100 1000")
 #   BENCH_RUNS           runs per size (default 5)
 #   BENCH_RUNS_LARGE     runs for sizes of 1000 objects or more (default 3)
@@ -64,6 +75,11 @@ BENCH_PROFILE="${BENCH_PROFILE:-1}"
 BENCH_PROVIDER="${BENCH_PROVIDER:-1}"
 BENCH_HELM="${BENCH_HELM:-1}"
 BENCH_BASELINE="${BENCH_BASELINE:-}"
+BENCH_MODE="${BENCH_MODE:-full}"
+case "$BENCH_MODE" in
+  full | load | sweep) ;;
+  *) echo "bench: BENCH_MODE=$BENCH_MODE is not one of full, load, sweep" >&2; exit 1 ;;
+esac
 BENCH_OUT="${BENCH_OUT:-$REPO_ROOT/BENCHMARKS.md}"
 WORK="${BENCH_WORK:-$(mktemp -d "${TMPDIR:-/tmp}/gitlabk8s-bench.XXXXXX")}"
 mkdir -p "$WORK/logs" "$WORK/profiles"
@@ -312,6 +328,19 @@ EOF
   } >"$dir/main.tf"
   tf_init "$dir"
 }
+
+case "$BENCH_MODE" in
+  load)
+    # shellcheck source=bench/load.sh
+    source "$scripts/bench/load.sh"
+    exit 0
+    ;;
+  sweep)
+    # shellcheck source=bench/sweep.sh
+    source "$scripts/bench/sweep.sh"
+    exit 0
+    ;;
+esac
 
 # The floor: a configuration with nothing in it, which every Terraform user pays for.
 floor_dir="$WORK/tf-empty"

@@ -276,6 +276,23 @@ wait_until etcd "etcd healthy on 127.0.0.1:$ETCD_PORT" \
   curl -fsS --max-time 3 "http://127.0.0.1:$ETCD_PORT/health"
 
 service_cidr=10.96.0.0/16
+# GITLABK8S_AUDIT_LOG=1 has the API server log every request's metadata (who, which verb, which
+# resource, the answer's code, the user agent) to $LOG_DIR/audit.log, one JSON line each, for
+# counting the requests a command made (scripts/bench/sweep.sh). Off by default: it costs the API
+# server time on every request.
+audit_args=()
+if [ "${GITLABK8S_AUDIT_LOG:-}" = 1 ]; then
+  mkdir -p "$LOG_DIR"
+  cat >"$CLUSTER_DIR/audit-policy.yaml" <<'EOF'
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+  - level: Metadata
+EOF
+  audit_args=(--audit-policy-file="$CLUSTER_DIR/audit-policy.yaml" --audit-log-path="$LOG_DIR/audit.log"
+    --audit-log-format=json --audit-log-mode=batch)
+fi
 # --advertise-address and --endpoint-reconciler-type=none: the default would advertise the host's
 # outward IP (nothing listens there) and Endpoints may not hold a loopback address anyway.
 start kube-apiserver "$kube_bin/kube-apiserver" \
@@ -296,7 +313,8 @@ start kube-apiserver "$kube_bin/kube-apiserver" \
   --service-cluster-ip-range="$service_cidr" \
   --allow-privileged=true \
   --feature-gates=WatchList=false \
-  --profiling=false
+  --profiling=false \
+  "${audit_args[@]}"
 wait_until kube-apiserver "kube-apiserver ready at $APISERVER_URL" apiserver_ready
 
 start kube-controller-manager "$kube_bin/kube-controller-manager" \

@@ -272,6 +272,17 @@ type Clients struct {
 	ServerVersion string
 }
 
+// The client-side rate limit of one provider process, shared by every resource Terraform runs
+// in parallel (10 by default) and by Helm's actions. client-go's defaults (5 QPS, burst 10) would
+// serialize a plan's reads and dry runs; the API server's own fairness (API Priority and
+// Fairness) is what protects it from twenty processes at once: it answers 429 with Retry-After,
+// which client-go's REST client honours, waiting as told and retrying up to 10 times, for reads
+// and writes alike (a 429 was not processed). No transport of ours sits in front of it.
+const (
+	ClientQPS   = 50
+	ClientBurst = 100
+)
+
 // Connection connects on first use and then hands out the same Clients.
 type Connection struct {
 	opts        Options
@@ -319,9 +330,8 @@ func (c *Connection) Clients(ctx context.Context) (*Clients, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Terraform runs many resources in parallel; the client-go defaults (5 QPS) would serialize them.
-	cfg.QPS = 50
-	cfg.Burst = 100
+	cfg.QPS = ClientQPS
+	cfg.Burst = ClientBurst
 	retrying(cfg, c.opts)
 	kc, err := kubernetes.NewForConfig(cfg)
 	if err != nil {

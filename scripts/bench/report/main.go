@@ -24,7 +24,16 @@ func main() {
 	notesPath := flag.String("notes", "", "markdown appended to the report as findings (optional)")
 	outPath := flag.String("out", "BENCHMARKS.md", "report to write")
 	compare := flag.String("compare", "", "label=results.tsv,... : print the medians of these runs side by side as markdown instead")
+	section := flag.String("section", "", "replace (or add) only this marked section of -out with -section-file, and keep the rest")
+	sectionFile := flag.String("section-file", "", "markdown of the section -section names")
 	flag.Parse()
+
+	if *section != "" {
+		if err := writeSection(*outPath, *section, *sectionFile); err != nil {
+			log.Fatal(err.Error())
+		}
+		return
+	}
 
 	if *compare != "" {
 		if err := compareRuns(os.Stdout, *compare); err != nil {
@@ -63,8 +72,15 @@ func run(resultsPath, metaPath, profilesDir, notesPath, outPath string) error {
 			return fmt.Errorf("read notes: %w", err)
 		}
 	}
+	kept, err := keptSections(outPath)
+	if err != nil {
+		return err
+	}
 	var buf bytes.Buffer
 	writeReport(&buf, res, meta, profiles, notes)
+	if kept != "" {
+		buf.WriteString("\n" + kept)
+	}
 	if err := os.WriteFile(outPath, buf.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("write report: %w", err)
 	}

@@ -7,7 +7,11 @@
 // Once it listens it writes the env file, a shell-sourceable file with the
 // variables a GitLab CI job would have: CI_API_V4_URL, CI_PROJECT_ID and
 // CI_JOB_TOKEN (random unless -job-token is given). Every request is logged
-// to stderr without its credentials.
+// to stderr without its credentials, unless -quiet.
+//
+// -environments names a file of the project's environments, one a line:
+// "<state> <name> [<slug>]" (the slug defaults to the name), which its
+// environments API then lists.
 package main
 
 import (
@@ -37,15 +41,21 @@ func main() {
 	username := flag.String("username", "gitlab-ci", "GitLab user name reported as the holder of locks")
 	jobToken := flag.String("job-token", "", "CI job token to accept (user gitlab-ci-token); random when empty")
 	envFile := flag.String("env-file", "", "write CI_API_V4_URL, CI_PROJECT_ID and CI_JOB_TOKEN here once listening")
+	environments := flag.String("environments", "", "file of the project's environments, one \"<state> <name> [<slug>]\" a line")
+	quiet := flag.Bool("quiet", false, "log no requests")
 	flag.Parse()
 
 	logger := log.New(os.Stderr, "gitlabstate: ", log.LstdFlags)
-	if err := run(logger, *listen, *projectID, *projectPath, *username, *jobToken, *envFile); err != nil {
+	requestLog := logger.Printf
+	if *quiet {
+		requestLog = func(string, ...any) {}
+	}
+	if err := run(logger, requestLog, *listen, *projectID, *projectPath, *username, *jobToken, *envFile, *environments); err != nil {
 		logger.Fatal(err)
 	}
 }
 
-func run(logger *log.Logger, listen, projectID, projectPath, username, jobToken, envFile string) error {
+func run(logger *log.Logger, requestLog func(string, ...any), listen, projectID, projectPath, username, jobToken, envFile, environments string) error {
 	if jobToken == "" {
 		buf := make([]byte, 16)
 		if _, err := rand.Read(buf); err != nil {
@@ -57,8 +67,11 @@ func run(logger *log.Logger, listen, projectID, projectPath, username, jobToken,
 		ProjectID:   projectID,
 		ProjectPath: projectPath,
 		Users:       []gitlabstate.User{{Username: username, JobToken: jobToken}},
-		Logf:        logger.Printf,
+		Logf:        requestLog,
 	})
+	if err := putEnvironments(srv, environments); err != nil {
+		return err
+	}
 
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
@@ -87,6 +100,34 @@ func run(logger *log.Logger, listen, projectID, projectPath, username, jobToken,
 	defer cancel()
 	if err := httpServer.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("shut down: %w", err)
+	}
+	return nil
+}
+
+// putEnvironments adds the environments the file lists, if one is given.
+func putEnvironments(srv *gitlabstate.Server, path string) error {
+	if path == "" {
+		return nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("read environments: %w", err)
+	}
+	for i, line := range strings.Split(string(data), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) == 0 {
+			continue
+		}
+		if len(fields) > 3 || len(fields) < 2 {
+			return fmt.Errorf("environments %s, line %d: want \"<state> <name> [<slug>]\", got %q", path, i+1, line)
+		}
+		slug := fields[1]
+		if len(fields) == 3 {
+			slug = fields[2]
+		}
+		if _, err := srv.PutEnvironment(fields[1], slug, fields[0]); err != nil {
+			return fmt.Errorf("environments %s, line %d: %w", path, i+1, err)
+		}
 	}
 	return nil
 }
