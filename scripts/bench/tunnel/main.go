@@ -227,7 +227,8 @@ func resourceOf(path string) (resource, name string, ok bool) {
 	default:
 		return "", "", false
 	}
-	if len(rest) >= 3 && rest[0] == "namespaces" {
+	// namespaces/<name>/<resource>..., but not a namespace's own subresources.
+	if len(rest) >= 3 && rest[0] == "namespaces" && rest[2] != "finalize" && rest[2] != "status" {
 		rest = rest[2:]
 	}
 	if len(rest) == 0 {
