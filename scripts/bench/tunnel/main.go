@@ -65,32 +65,55 @@ type config struct {
 }
 
 func run(cfg config) error {
-	kbytesPerSecond, err := parseRate(cfg.rate)
+	t, err := start(cfg)
 	if err != nil {
 		return err
 	}
+	if cfg.ready != "" {
+		if err := os.WriteFile(cfg.ready, []byte(t.listen+"\n"+t.control+"\n"), 0o600); err != nil {
+			return err
+		}
+	}
+	log.Printf("tunnel: %s (latency %s, %s each way) to %s; control at %s", t.listen, cfg.latency, cfg.rate, cfg.upstream, t.control)
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
+	<-stop
+	return t.close()
+}
+
+// tunnel is a running tunnel: the clients' address and the control endpoint's.
+type tunnel struct {
+	listen, control string
+	close           func() error
+}
+
+func start(cfg config) (*tunnel, error) {
+	kbytesPerSecond, err := parseRate(cfg.rate)
+	if err != nil {
+		return nil, err
+	}
 	target, err := url.Parse(cfg.upstream)
 	if err != nil || target.Host == "" {
-		return fmt.Errorf("-upstream %q: want the API server's URL", cfg.upstream)
+		return nil, fmt.Errorf("-upstream %q: want the API server's URL", cfg.upstream)
 	}
 	ca, err := os.ReadFile(cfg.caFile)
 	if err != nil {
-		return fmt.Errorf("-ca: %w", err)
+		return nil, fmt.Errorf("-ca: %w", err)
 	}
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(ca) {
-		return fmt.Errorf("-ca %s holds no PEM certificate", cfg.caFile)
+		return nil, fmt.Errorf("-ca %s holds no PEM certificate", cfg.caFile)
 	}
 	cert, err := tls.LoadX509KeyPair(cfg.certFile, cfg.keyFile)
 	if err != nil {
-		return fmt.Errorf("-cert, -key: %w", err)
+		return nil, fmt.Errorf("-cert, -key: %w", err)
 	}
 
 	counts := newCounter()
 	// The HTTP side: TLS ends here, requests are counted and passed on.
 	inner, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	proxy := httputil.NewSingleHostReverseProxy(target)
 	proxy.Transport = &http.Transport{
@@ -119,37 +142,32 @@ func run(cfg config) error {
 	toxics := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(nil), zerolog.New(io.Discard))
 	link := toxiproxy.NewProxy(toxics, "apiserver", cfg.listen, inner.Addr().String())
 	if err := link.Start(); err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.listen, err)
+		return nil, fmt.Errorf("listen on %s: %w", cfg.listen, err)
 	}
 	for _, stream := range []string{"upstream", "downstream"} {
 		if cfg.latency > 0 {
 			if err := addToxic(link, "latency", stream, fmt.Sprintf(`{"latency": %d}`, (cfg.latency/2).Milliseconds())); err != nil {
-				return err
+				return nil, err
 			}
 		}
 		if kbytesPerSecond > 0 {
 			if err := addToxic(link, "bandwidth", stream, fmt.Sprintf(`{"rate": %d}`, kbytesPerSecond)); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
 
 	ctl, err := net.Listen("tcp", cfg.control)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.control, err)
+		return nil, fmt.Errorf("listen on %s: %w", cfg.control, err)
 	}
-	go func() { _ = (&http.Server{Handler: counts.handler(), ReadHeaderTimeout: time.Minute}).Serve(ctl) }()
-	if cfg.ready != "" {
-		if err := os.WriteFile(cfg.ready, []byte(link.Listen+"\n"+ctl.Addr().String()+"\n"), 0o600); err != nil {
-			return err
-		}
-	}
-	log.Printf("tunnel: %s (latency %s, %s each way) to %s; control at %s", link.Listen, cfg.latency, cfg.rate, cfg.upstream, ctl.Addr())
-	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
-	<-stop
-	link.Stop()
-	return server.Close()
+	ctlServer := &http.Server{Handler: counts.handler(), ReadHeaderTimeout: time.Minute}
+	go func() { _ = ctlServer.Serve(ctl) }()
+	return &tunnel{listen: link.Listen, control: ctl.Addr().String(), close: func() error {
+		link.Stop()
+		_ = ctlServer.Close()
+		return server.Close()
+	}}, nil
 }
 
 // addToxic adds one toxic of kind to the link's stream, with its attributes as JSON.
