@@ -235,8 +235,8 @@ fi
 # "size metric run seconds peak-provider-RSS-KiB provider-CPU-seconds provider-processes requests
 # bytes" to the results: the largest peak RSS among the provider processes COMMAND started, their
 # CPU time added up, and how many there were; for a command measured through the tunnel
-# (measure_tunnel), the requests it made and the bytes it received ("-" otherwise). EXPECT is ok (exit 0), fail
-# (non-zero), diff (0 or 1, as diff tools answer) or changes (2, terraform plan
+# (measure_tunnel), the requests it made and the bytes it received ("-" otherwise). EXPECT is ok
+# (exit 0), fail (non-zero), diff (0 or 1, as diff tools answer) or changes (2, terraform plan
 # -detailed-exitcode's "changes planned"). An unexpected outcome stops the run.
 measure() {
   local size="$1" metric="$2" run="$3" expect="$4"
@@ -244,14 +244,13 @@ measure() {
   local out="$WORK/logs/$size-$metric-$run.log" rss="$WORK/logs/$size-$metric-$run.rss"
   local start end status=0 seconds peak cpu procs
   : >"$rss"
-  # kubectl and helm start with an empty discovery cache, as in a CI job's fresh container; the
-  # provider keeps none between processes either.
+  # kubectl and helm start with an empty discovery cache, as in a CI job's fresh container, and
+  # the provider with an empty cache folder, which only the processes of this command share.
   local cache="$WORK/kubecache/$size-$metric-$run"
   mkdir -p "$cache"
   local counted="${TUNNEL_COUNT:-}" requests="-" bytes="-"
   [ -z "$counted" ] || curl -fsS "http://$tunnel_control/reset" >/dev/null
   start="$EPOCHREALTIME"
-  # The provider's cache folder is as fresh as kubectl's: a CI job that keeps none.
   KUBECACHEDIR="$cache" GITLABK8S_CACHE_DIR="$cache/provider" GITLABK8S_BENCH_RSS_FILE="$rss" "$@" >"$out" 2>&1 || status=$?
   end="$EPOCHREALTIME"
   if [ -n "$counted" ]; then
