@@ -52,6 +52,13 @@
 #                        measures the baseline's provider right before this tree's, on the same
 #                        chart (install, plans, upgrade, destroy), so load on the machine hits both
 #                        alike; the report gets a "Before and after" table. Default: none
+#   BENCH_TUNNEL         1 also measures every plan and `helm template | kubectl diff` through a
+#                        tunnel like the GitLab agent's (scripts/bench/tunnel: TLS ends there, a
+#                        round-trip delay and a bandwidth limit on the clients' link), counting the
+#                        requests each command makes and the bytes it receives; the failure runs are
+#                        left out unless asked for. Default 0
+#   BENCH_TUNNEL_LATENCY the tunnel's round-trip delay (default 40ms)
+#   BENCH_TUNNEL_RATE    the tunnel's bandwidth each way (default 20Mbit)
 #   BENCH_OUT            report path (default BENCHMARKS.md at the repository root)
 #   BENCH_WORK           work folder (default: a new folder under ${TMPDIR:-/tmp}); kept for
 #                        inspection: logs of every command, raw results, profiles
@@ -68,8 +75,15 @@ cd "$REPO_ROOT"
 BENCH_SIZES="${BENCH_SIZES:-10 100 1000}"
 BENCH_RUNS="${BENCH_RUNS:-5}"
 BENCH_RUNS_LARGE="${BENCH_RUNS_LARGE:-3}"
-BENCH_FAILURE_RUNS="${BENCH_FAILURE_RUNS:-3}"
-BENCH_HELM_FAILURE="${BENCH_HELM_FAILURE:-1}"
+BENCH_TUNNEL="${BENCH_TUNNEL:-0}"
+BENCH_TUNNEL_LATENCY="${BENCH_TUNNEL_LATENCY:-40ms}"
+BENCH_TUNNEL_RATE="${BENCH_TUNNEL_RATE:-20Mbit}"
+# A tunnel run is about plans; the failure runs, which wait in the background, are left out
+# unless asked for (their requests would be counted with the plans').
+failure_default=3
+[ "$BENCH_TUNNEL" = 1 ] && failure_default=0
+BENCH_FAILURE_RUNS="${BENCH_FAILURE_RUNS:-$failure_default}"
+BENCH_HELM_FAILURE="${BENCH_HELM_FAILURE:-$((failure_default > 0))}"
 BENCH_HELM_TIMEOUT="${BENCH_HELM_TIMEOUT:-5m}"
 BENCH_PROFILE="${BENCH_PROFILE:-1}"
 BENCH_PROVIDER="${BENCH_PROVIDER:-1}"
@@ -102,6 +116,8 @@ KUBE_CONTEXT="admin"
 
 "$scripts/cluster-up.sh"
 export KUBECONFIG="$KUBECONFIG_FILE"
+# The kubeconfig every command of a measurement uses: the cluster's own, or the tunnel's.
+BENCH_KUBECONFIG="$KUBECONFIG_FILE"
 KUBECTL="$("$scripts/kubectl.sh" --print-path)"
 HELM="$("$scripts/build-helm.sh")"
 TERRAFORM="$("$scripts/ensure-terraform.sh")"
@@ -198,15 +214,45 @@ while IFS= read -r v; do unset "$v"; done < <(env | sed -n 's/^\(GITLABK8S_[A-Z_
 # Helm keeps its caches and configuration in the work folder, away from the user's.
 export HELM_CACHE_HOME="$WORK/helm/cache" HELM_CONFIG_HOME="$WORK/helm/config" HELM_DATA_HOME="$WORK/helm/data"
 
-kubectl() { "$KUBECTL" --kubeconfig "$KUBECONFIG_FILE" --context "$KUBE_CONTEXT" "$@"; }
+kubectl() { "$KUBECTL" --kubeconfig "$BENCH_KUBECONFIG" --context "$KUBE_CONTEXT" "$@"; }
+
+# --- the tunnel -----------------------------------------------------------------------------------
+
+TUNNEL_KUBECONFIG="$WORK/tunnel-kubeconfig"
+tunnel_control=""
+if [ "$BENCH_TUNNEL" = 1 ]; then
+  go build -o "$WORK/tunnel" ./scripts/bench/tunnel
+  rm -f "$WORK/tunnel.addr"
+  "$WORK/tunnel" -upstream "$APISERVER_URL" -ca "$PKI_DIR/ca.crt" -cert "$PKI_DIR/apiserver.crt" \
+    -key "$PKI_DIR/apiserver.key" -latency "$BENCH_TUNNEL_LATENCY" -rate "$BENCH_TUNNEL_RATE" \
+    -ready "$WORK/tunnel.addr" >"$WORK/logs/tunnel.log" 2>&1 &
+  tunnel_pid=$!
+  trap 'kill "$tunnel_pid" 2>/dev/null || true' EXIT
+  for _ in $(seq 1 100); do [ -s "$WORK/tunnel.addr" ] && break; sleep 0.1; done
+  [ -s "$WORK/tunnel.addr" ] || { echo "bench: the tunnel did not start; see $WORK/logs/tunnel.log" >&2; exit 1; }
+  tunnel_listen="$(sed -n 1p "$WORK/tunnel.addr")"
+  tunnel_control="$(sed -n 2p "$WORK/tunnel.addr")"
+  # The cluster's kubeconfig with every server replaced by the tunnel's address; the tunnel
+  # serves the API server's certificate, whose addresses include 127.0.0.1, so TLS verifies.
+  sed "s#server: $APISERVER_URL#server: https://$tunnel_listen#" "$KUBECONFIG_FILE" >"$TUNNEL_KUBECONFIG"
+  grep -q "server: https://$tunnel_listen" "$TUNNEL_KUBECONFIG" ||
+    { echo "bench: no server $APISERVER_URL in $KUBECONFIG_FILE to send through the tunnel" >&2; exit 1; }
+  {
+    echo "tunnel=1"
+    echo "tunnel_latency=$BENCH_TUNNEL_LATENCY"
+    echo "tunnel_rate=$BENCH_TUNNEL_RATE"
+  } >>"$META"
+  log "tunnel at $tunnel_listen ($BENCH_TUNNEL_LATENCY round trip, $BENCH_TUNNEL_RATE each way)"
+fi
 
 # --- measuring ------------------------------------------------------------------------------------
 
 # measure SIZE METRIC RUN EXPECT COMMAND... runs COMMAND, logs its output, and appends
-# "size metric run seconds peak-provider-RSS-KiB provider-CPU-seconds provider-processes" to the
-# results: the largest peak RSS among the provider processes COMMAND started, their CPU time
-# added up, and how many there were. EXPECT is ok (exit 0), fail
-# (non-zero), diff (0 or 1, as diff tools answer) or changes (2, terraform plan
+# "size metric run seconds peak-provider-RSS-KiB provider-CPU-seconds provider-processes requests
+# bytes" to the results: the largest peak RSS among the provider processes COMMAND started, their
+# CPU time added up, and how many there were; for a command measured through the tunnel
+# (measure_tunnel), the requests it made and the bytes it received ("-" otherwise). EXPECT is ok
+# (exit 0), fail (non-zero), diff (0 or 1, as diff tools answer) or changes (2, terraform plan
 # -detailed-exitcode's "changes planned"). An unexpected outcome stops the run.
 measure() {
   local size="$1" metric="$2" run="$3" expect="$4"
@@ -214,13 +260,19 @@ measure() {
   local out="$WORK/logs/$size-$metric-$run.log" rss="$WORK/logs/$size-$metric-$run.rss"
   local start end status=0 seconds peak cpu procs
   : >"$rss"
-  # kubectl and helm start with an empty discovery cache, as in a CI job's fresh container; the
-  # provider keeps none between processes either.
+  # kubectl and helm start with an empty discovery cache, as in a CI job's fresh container, and
+  # the provider with an empty cache folder, which only the processes of this command share.
   local cache="$WORK/kubecache/$size-$metric-$run"
   mkdir -p "$cache"
+  local counted="${TUNNEL_COUNT:-}" requests="-" bytes="-"
+  [ -z "$counted" ] || curl -fsS "http://$tunnel_control/reset" >/dev/null
   start="$EPOCHREALTIME"
-  KUBECACHEDIR="$cache" GITLABK8S_BENCH_RSS_FILE="$rss" "$@" >"$out" 2>&1 || status=$?
+  KUBECACHEDIR="$cache" GITLABK8S_CACHE_DIR="$cache/provider" GITLABK8S_BENCH_RSS_FILE="$rss" "$@" >"$out" 2>&1 || status=$?
   end="$EPOCHREALTIME"
+  if [ -n "$counted" ]; then
+    curl -fsS "http://$tunnel_control/stats" >"$WORK/logs/$size-$metric-$run.requests"
+    read -r requests bytes <"$WORK/logs/$size-$metric-$run.requests"
+  fi
   case "$expect:$status" in
     ok:0 | diff:0 | diff:1 | changes:2) ;;
     fail:0 | ok:* | diff:* | changes:*)
@@ -233,13 +285,20 @@ measure() {
   peak="$(awk '$2 > max { max = $2 } END { print max + 0 }' "$rss")"
   cpu="$(awk '{ ms += $3 } END { printf "%.3f", ms / 1000 }' "$rss")"
   procs="$(wc -l <"$rss")"
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$size" "$metric" "$run" "$seconds" "$peak" "$cpu" "$procs" >>"$RESULTS"
-  if [ "$procs" -gt 0 ]; then
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$size" "$metric" "$run" "$seconds" "$peak" "$cpu" "$procs" "$requests" "$bytes" >>"$RESULTS"
+  if [ -n "$counted" ]; then
+    log "  $metric size=$size run=$run: ${seconds}s, $requests requests, $bytes bytes received"
+  elif [ "$procs" -gt 0 ]; then
     log "  $metric size=$size run=$run: ${seconds}s (provider: $procs processes, ${cpu}s CPU, peak RSS ${peak} KiB)"
   else
     log "  $metric size=$size run=$run: ${seconds}s"
   fi
 }
+
+# measure_tunnel SIZE METRIC RUN EXPECT COMMAND... is measure with every kubectl and helm command
+# sent through the tunnel and the requests counted; terraform gets the tunnel's kubeconfig by
+# -var kubeconfig=... on its command line.
+measure_tunnel() { BENCH_KUBECONFIG="$TUNNEL_KUBECONFIG" TUNNEL_COUNT=1 measure "$@"; }
 
 runs_for() { if [ "$1" -ge 1000 ]; then echo "$BENCH_RUNS_LARGE"; else echo "$BENCH_RUNS"; fi; }
 
@@ -277,8 +336,13 @@ terraform {
   }
 }
 
+variable "kubeconfig" {
+  type    = string
+  default = "$KUBECONFIG_FILE"
+}
+
 provider "gitlabk8s" {
-  config_path    = "$KUBECONFIG_FILE"
+  config_path    = var.kubeconfig
   config_context = "$KUBE_CONTEXT"
 }
 EOF
@@ -395,7 +459,7 @@ tf_init "$minimal_provider_dir"
 
 # --- helm -----------------------------------------------------------------------------------------
 
-helm() { "$HELM" --kube-context "$KUBE_CONTEXT" "$@"; }
+helm() { "$HELM" --kubeconfig "$BENCH_KUBECONFIG" --kube-context "$KUBE_CONTEXT" "$@"; }
 helm_values() { echo --set "objects=$1" --set-string "revision=$2"; }
 # shellcheck disable=SC2046 # helm_values prints flags to split
 helm_template() { helm template bench "$CHART" --namespace "$1" $(helm_values "$2" "$3"); }
@@ -471,6 +535,10 @@ for size in $BENCH_SIZES; do
       measure "$size" plan_change "$run" changes tf "$dir" plan -input=false -detailed-exitcode -var revision=2
       measure "$size" plan_change_offline "$run" changes tf "$dir" plan -input=false -detailed-exitcode -var revision=2 -var plan_checks=offline
       measure "$size" plan_change_nochecks "$run" changes tf "$dir" plan -input=false -detailed-exitcode -var revision=2 -var plan_checks=none
+      if [ "$BENCH_TUNNEL" = 1 ]; then
+        measure_tunnel "$size" tunnel_plan_nochange "$run" ok tf "$dir" plan -input=false -detailed-exitcode -var revision=1 -var kubeconfig="$TUNNEL_KUBECONFIG"
+        measure_tunnel "$size" tunnel_plan_change "$run" changes tf "$dir" plan -input=false -detailed-exitcode -var revision=2 -var kubeconfig="$TUNNEL_KUBECONFIG"
+      fi
       measure "$size" apply_upgrade "$run" ok tf "$dir" apply -auto-approve -input=false -var revision=2
       measure "$size" destroy "$run" ok tf "$dir" destroy -auto-approve -input=false -var revision=2
     fi
@@ -484,6 +552,10 @@ for size in $BENCH_SIZES; do
     measure "$size" helm_install_wait "$run" ok helm_upgrade "$helm_ns" "$size" 1 --wait --timeout 10m
     measure "$size" helm_diff_nochange "$run" diff helm_diff "$helm_ns" "$size" 1
     measure "$size" helm_diff_change "$run" diff helm_diff "$helm_ns" "$size" 2
+    if [ "$BENCH_TUNNEL" = 1 ]; then
+      measure_tunnel "$size" tunnel_helm_diff_nochange "$run" diff helm_diff "$helm_ns" "$size" 1
+      measure_tunnel "$size" tunnel_helm_diff_change "$run" diff helm_diff "$helm_ns" "$size" 2
+    fi
     measure "$size" helm_upgrade_wait "$run" ok helm_upgrade "$helm_ns" "$size" 2 --wait --timeout 10m
     measure "$size" helm_upgrade "$run" ok helm_upgrade "$helm_ns" "$size" 3
     measure "$size" namespace_delete "$run" ok kubectl delete namespace "$helm_ns" --wait=true --timeout=10m
@@ -517,7 +589,7 @@ fi
 # Each class: name, the reason the provider's error must name, values (YAML), blocked_timeout
 # ("" for a failure that cannot clear and fails without it), and the pods quota of the namespace
 # ("" for none). Helm gets the same chart and values, with --wait --wait-for-jobs.
-BENCH_CLASS_RUNS="${BENCH_CLASS_RUNS:-1}"
+BENCH_CLASS_RUNS="${BENCH_CLASS_RUNS:-$((failure_default > 0))}"
 FAILURE_CLASSES=(
   "unschedulable|Unschedulable|{deployment: {resources: {requests: {ephemeral-storage: 100Ti}}}}|10s|"
   "claim_class|ProvisioningFailed|{claim: {enabled: true, class: bench-missing}}||"

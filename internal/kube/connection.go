@@ -56,6 +56,9 @@ type Options struct {
 	RetryFor time.Duration
 	// OnRetry, when set, hears of every repetition, for progress.
 	OnRetry func(Retry)
+	// CacheDir keeps what one provider process downloads for the next (the OpenAPI documents);
+	// empty keeps nothing.
+	CacheDir string
 }
 
 // ExecOptions runs a credential plugin, as a kubeconfig's users[].user.exec does.
@@ -270,6 +273,8 @@ type Clients struct {
 	Mapper    meta.ResettableRESTMapper
 	// ServerVersion is the API server's gitVersion, e.g. v1.37.2.
 	ServerVersion string
+	// documents keeps this server's OpenAPI documents between processes.
+	documents documentCache
 }
 
 // The client-side rate limit of one provider process, shared by every resource Terraform runs
@@ -359,8 +364,22 @@ func (c *Connection) Clients(ctx context.Context) (*Clients, error) {
 		Discovery:     cached,
 		Mapper:        restmapper.NewDeferredDiscoveryRESTMapper(cached),
 		ServerVersion: version,
+		documents:     newDocumentCache(c.opts.CacheDir, identityOf(cfg, version)),
 	}
 	return c.clients, nil
+}
+
+// identityOf tells the API server cfg reaches from others for the document cache.
+func identityOf(cfg *rest.Config, version string) serverIdentity {
+	ca := cfg.CAData
+	if len(ca) == 0 && cfg.CAFile != "" {
+		if b, err := os.ReadFile(cfg.CAFile); err == nil {
+			ca = b
+		} else {
+			ca = []byte(cfg.CAFile)
+		}
+	}
+	return serverIdentity{Host: cfg.Host, TLSServerName: cfg.ServerName, CA: ca, Version: version}
 }
 
 func probe(ctx context.Context, kc kubernetes.Interface, timeout time.Duration) (string, error) {

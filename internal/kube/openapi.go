@@ -22,7 +22,8 @@ type OpenAPIDocument struct {
 
 // OpenAPIDocuments lists the OpenAPI v3 documents the API server publishes for gvs, in the
 // order of gvs; group versions it publishes none for (kinds it does not serve) are left out.
-// It reads the index of the documents (/openapi/v3), one request; Fetch downloads each.
+// It reads the index of the documents (/openapi/v3), one request; Fetch downloads each, or
+// reads it from the cache folder when an earlier process downloaded the same revision.
 func (c *Clients) OpenAPIDocuments(ctx context.Context, gvs []schema.GroupVersion) ([]OpenAPIDocument, error) {
 	client := openapi.NewClientWithContext(c.Kubernetes.Discovery().RESTClient())
 	paths, err := client.PathsWithContext(ctx)
@@ -39,9 +40,18 @@ func (c *Clients) OpenAPIDocuments(ctx context.Context, gvs []schema.GroupVersio
 			GroupVersion: gv,
 			Key:          c.Config.Host + published.ServerRelativeURL(),
 			Fetch: func(ctx context.Context) ([]byte, error) {
+				hash, hashed := documentHash(published.ServerRelativeURL())
+				if hashed {
+					if b, ok := c.documents.get(openAPIPath(gv), hash); ok {
+						return b, nil
+					}
+				}
 				b, err := published.SchemaWithContext(ctx, "application/json")
 				if err != nil {
 					return nil, fmt.Errorf("fetch the OpenAPI v3 document of %s from %s: %w", gv, c.Source, err)
+				}
+				if hashed {
+					c.documents.put(openAPIPath(gv), hash, b)
 				}
 				return b, nil
 			},

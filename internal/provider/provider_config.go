@@ -56,6 +56,9 @@ type gitlabModel struct {
 // envPrefix prefixes the environment-variable fallback of each provider attribute.
 const envPrefix = "GITLABK8S_"
 
+// envCacheDir names the folder the OpenAPI documents are kept in between provider processes.
+const envCacheDir = envPrefix + "CACHE_DIR"
+
 // envFallback names the environment variable read when an attribute is unset.
 func envFallback(attr string) string { return envPrefix + strings.ToUpper(attr) }
 
@@ -219,6 +222,7 @@ func (p *gitlabk8sProvider) Configure(ctx context.Context, req provider.Configur
 		// A request repeated after a dropped connection or a busy API server shows in the log
 		// with what failed; Helm's requests carry no context of ours, so the provider's is used.
 		OnRetry: func(r kube.Retry) { tflog.Warn(ctx, r.String()) },
+		CacheDir:             p.cacheDir(),
 	}
 	if !cfg.Insecure.IsNull() {
 		opts.Insecure = cfg.Insecure.ValueBool()
@@ -274,6 +278,15 @@ func configErrorSetting(opts kube.Options, err error) string {
 	default:
 		return ""
 	}
+}
+
+// cacheDir is the folder that keeps what one provider process downloads for the next:
+// $GITLABK8S_CACHE_DIR, else one under the user's cache folder.
+func (p *gitlabk8sProvider) cacheDir() string {
+	if dir := p.getenv(envCacheDir); dir != "" {
+		return dir
+	}
+	return kube.DefaultCacheDir()
 }
 
 func (p *gitlabk8sProvider) stringOrEnv(v types.String, attr string) string {

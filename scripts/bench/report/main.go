@@ -215,7 +215,7 @@ func writeReport(w *bytes.Buffer, res *results, m meta, profiles map[string]stri
 	fmt.Fprintf(w, "- Charts: `scripts/bench/chart`, rendering %s objects (in every ten: five ConfigMaps, a Secret, a Service, a ServiceAccount, a Deployment of one pod, a PodDisruptionBudget). The \"one changed value\" is `revision`, which only the first ConfigMap carries.\n", strings.Join(strings.Fields(m.get("sizes")), ", "))
 	fmt.Fprintf(w, "- Runs: %s per size, %s for 1000 objects and more; each figure is the median, with the fastest and slowest run in brackets. Wall-clock time of the whole command, process start included.\n", m.get("runs"), m.get("runs_large"))
 	fmt.Fprintln(w, "- Each run, per size, with Terraform: `terraform apply` (install), `terraform plan` of the empty and the provider-only configurations, `terraform plan` with no change (`-detailed-exitcode` must say no change), `terraform plan -var revision=2` (must say changes), `terraform apply -var revision=2` (upgrade), `terraform destroy`. Then with Helm, in a namespace of its own, in the same order: `helm template`, `helm upgrade --install --wait` (install), `helm template | kubectl diff --server-side --force-conflicts -f -` with no change and with one change, `helm upgrade --install --wait` (one change), `helm upgrade --install` (one more change, no wait), `kubectl delete namespace --wait`; then `helm upgrade --install` (install, no wait) into a fresh namespace.")
-	fmt.Fprintln(w, "- kubectl and helm start every command with an empty discovery cache (`KUBECACHEDIR`), as in a CI job's fresh container; the provider keeps no cache between processes either.")
+	fmt.Fprintln(w, "- kubectl and helm start every command with an empty discovery cache (`KUBECACHEDIR`), as in a CI job's fresh container; the provider with an empty cache folder (`GITLABK8S_CACHE_DIR`), which only the processes of the same command share.")
 	fmt.Fprintln(w, "- Terraform installs the provider from a filesystem mirror (`terraform init`), as from a registry; it starts the provider process itself for each command. The provider binary is built from `scripts/bench/provider` with the flags of the shipped build (`-trimpath -s -w`): the provider's own `main` plus a peak-RSS record on exit (`getrusage`) and an optional CPU profile, both switched by environment variables.")
 	fmt.Fprintln(w, "- \"A provider that does nothing\": `scripts/bench/minimal`, a terraform-plugin-framework provider with one resource kept in the state alone (no network, no dependency beyond the framework), installed the same way. Its plans are the least any Terraform provider takes on this machine: the process starts and gRPC calls Terraform makes for every provider, whatever it manages.")
 	fmt.Fprintln(w, "- Every command talks to the cluster as its `admin` context. The helm CLI is built from source at the pinned version (`scripts/build-helm.sh`); the helm-diff plugin is not available here, so its equivalent is the pipe above.")
@@ -226,7 +226,7 @@ func writeReport(w *bytes.Buffer, res *results, m meta, profiles map[string]stri
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| target | measured | result |")
 	fmt.Fprintln(w, "|---|---|---|")
-	for _, t := range evaluateTargets(res) {
+	for _, t := range append(evaluateTargets(res), evaluateSpeedTargets(res)...) {
 		measured := t.measured
 		if measured == "" {
 			measured = "—"
@@ -249,6 +249,7 @@ func writeReport(w *bytes.Buffer, res *results, m meta, profiles map[string]stri
 	fmt.Fprintln(w, "## Helm and kubectl on the same objects (seconds, median [fastest–slowest])")
 	fmt.Fprintln(w)
 	writeTimingTable(w, res, sizes, helmRows)
+	writeTunnelTable(w, res, m, sizes)
 
 	fmt.Fprintln(w, "## Provider peak memory (MiB of resident memory, median [largest])")
 	fmt.Fprintln(w)

@@ -282,3 +282,66 @@ func TestWriteReport_beforeAndAfterOnlyWithABaseline(t *testing.T) {
 		})
 	}
 }
+
+// counted builds results input of commands measured through the tunnel: seconds, requests and
+// bytes per run.
+func counted(size, metric string, runs ...[3]string) string {
+	var b strings.Builder
+	for i, r := range runs {
+		b.WriteString(size + "\t" + metric + "\t" + string(rune('1'+i)) + "\t" + r[0] + "\t0\t0\t0\t" + r[1] + "\t" + r[2] + "\n")
+	}
+	return b.String()
+}
+
+func TestEvaluateSpeedTargets_tunnelAndLoopback(t *testing.T) {
+	input := counted("10", "tunnel_plan_change", [3]string{"0.9", "20", "30000"}) +
+		counted("10", "tunnel_helm_diff_change", [3]string{"1.0", "30", "900000"}) +
+		counted("10", "tunnel_plan_nochange", [3]string{"0.6", "15", "20000"}) +
+		counted("10", "tunnel_helm_diff_nochange", [3]string{"1.0", "30", "900000"}) +
+		counted("100", "tunnel_plan_change", [3]string{"0.6", "40", "90000"}) +
+		counted("100", "tunnel_helm_diff_change", [3]string{"1.0", "60", "1000000"}) +
+		lines("10", "plan_change", "0.30") + lines("10", "plan_minimal_change", "0.15") + lines("10", "helm_diff_change", "0.10") +
+		lines("100", "plan_change", "0.40") + lines("100", "helm_diff_change", "1.00") +
+		lines("1000", "plan_change", "1.20") + lines("1000", "helm_diff_change", "3.00")
+	res, err := parseResults(strings.NewReader(input))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := map[string]targetResult{}
+	for _, r := range evaluateSpeedTargets(res) {
+		all[r.target] = r
+	}
+	for prefix, want := range map[string]verdict{
+		"Through the tunnel, one-change plan at most 1.0x `helm template \\| kubectl diff --server-side`, 10 objects":                verdictPass,
+		"Through the tunnel, no-change plan at most 0.5x `helm template \\| kubectl diff --server-side` with no change, 10 objects":  verdictMiss,
+		"Through the tunnel, one-change plan at most 0.5x `helm template \\| kubectl diff --server-side`, 100 objects":               verdictMiss,
+		"Through the tunnel, no-change plan at most 0.5x `helm template \\| kubectl diff --server-side` with no change, 100 objects": verdictNotMeasured,
+		"On loopback, the provider's own cost (one-change plan less a provider that does nothing) at most 1.0x":                      verdictMiss,
+		"On loopback, one-change plan at most 0.5x `helm template \\| kubectl diff --server-side`, 100 objects":                      verdictPass,
+		"On loopback, one-change plan at most 0.5x `helm template \\| kubectl diff --server-side`, 1000 objects":                     verdictPass,
+		"On loopback, one-change plan of 1000 objects within 1.0 s":                                                                  verdictMiss,
+	} {
+		if got := findTarget(t, all, prefix); got.verdict != want {
+			t.Errorf("%s: got %s (%s), want %s", prefix, got.verdict, got.measured, want)
+		}
+	}
+	if got := findTarget(t, all, "Through the tunnel, one-change plan at most 1.0x").measured; !strings.Contains(got, "20 vs 30 requests, 30 kB vs 900 kB received") {
+		t.Errorf("the tunnel's target does not quote the requests and bytes: %s", got)
+	}
+}
+
+func TestParseResults_countsOnlyWhenCounted(t *testing.T) {
+	res, err := parseResults(strings.NewReader("10\tplan_change\t1\t0.5\t0\t0\t0\t-\t-\n" + counted("10", "tunnel_plan_change", [3]string{"0.9", "12", "3400"})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := res.stat(10, "plan_change"); st.hasCounts {
+		t.Errorf("a command measured on loopback has counts: %+v", st)
+	}
+	if st := res.stat(10, "tunnel_plan_change"); !st.hasCounts || st.requestsMedian != 12 || st.bytesMedian != 3400 {
+		t.Errorf("tunnel counts = %+v, want 12 requests and 3400 bytes", st)
+	}
+	if _, err := parseResults(strings.NewReader("10\tplan_change\t1\t0.5\t0\t0\t0\tmany\t-\n")); err == nil {
+		t.Error("requests that are not a number were accepted")
+	}
+}

@@ -18,6 +18,10 @@ type sample struct {
 	rssKiB     float64
 	cpuSeconds float64
 	processes  float64
+	// requests and bytes are what the command asked through the tunnel and received from it;
+	// counted says they were counted (only commands measured through the tunnel are).
+	requests, bytes float64
+	counted         bool
 }
 
 // results holds every sample by chart size and metric.
@@ -26,7 +30,8 @@ type results struct {
 }
 
 // parseResults reads the tab-separated lines scripts/bench.sh writes: size, metric, run, seconds,
-// peak provider RSS in KiB, provider CPU seconds, provider processes.
+// peak provider RSS in KiB, provider CPU seconds, provider processes, and optionally the
+// requests made and the bytes received through the tunnel ("-" when not counted).
 func parseResults(r io.Reader) (*results, error) {
 	res := &results{samples: map[int]map[string][]sample{}}
 	scanner := bufio.NewScanner(r)
@@ -38,8 +43,8 @@ func parseResults(r io.Reader) (*results, error) {
 			continue
 		}
 		fields := strings.Split(text, "\t")
-		if len(fields) != 7 {
-			return nil, fmt.Errorf("results line %d: want 7 tab-separated fields, got %d", line, len(fields))
+		if len(fields) != 7 && len(fields) != 9 {
+			return nil, fmt.Errorf("results line %d: want 7 or 9 tab-separated fields, got %d", line, len(fields))
 		}
 		size, err := strconv.Atoi(fields[0])
 		if err != nil {
@@ -52,7 +57,17 @@ func parseResults(r io.Reader) (*results, error) {
 				return nil, fmt.Errorf("results line %d: %s: %w", line, name, err)
 			}
 		}
-		res.add(size, fields[1], sample{seconds: numbers[0], rssKiB: numbers[1], cpuSeconds: numbers[2], processes: numbers[3]})
+		s := sample{seconds: numbers[0], rssKiB: numbers[1], cpuSeconds: numbers[2], processes: numbers[3]}
+		if len(fields) == 9 && (fields[7] != "-" || fields[8] != "-") {
+			s.counted = true
+			if s.requests, err = strconv.ParseFloat(fields[7], 64); err == nil {
+				s.bytes, err = strconv.ParseFloat(fields[8], 64)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("results line %d: requests and bytes: %w", line, err)
+			}
+		}
+		res.add(size, fields[1], s)
 	}
 	if err := scanner.Err(); err != nil {
 		return nil, fmt.Errorf("read results: %w", err)
@@ -100,6 +115,9 @@ type stat struct {
 	cpuMedian          float64
 	processesMedian    float64
 	hasSamples, hasRSS bool
+	// requestsMedian and bytesMedian: over the counted samples (hasCounts).
+	requestsMedian, bytesMedian float64
+	hasCounts                   bool
 }
 
 func (r *results) stat(size int, metric string) stat {
@@ -111,8 +129,13 @@ func (r *results) stat(size int, metric string) stat {
 	rss := make([]float64, 0, len(samples))
 	cpu := make([]float64, 0, len(samples))
 	processes := make([]float64, 0, len(samples))
+	var requests, bytes []float64
 	for i, s := range samples {
 		secs[i] = s.seconds
+		if s.counted {
+			requests = append(requests, s.requests)
+			bytes = append(bytes, s.bytes)
+		}
 		if s.processes > 0 {
 			rss = append(rss, s.rssKiB)
 			cpu = append(cpu, s.cpuSeconds)
@@ -126,6 +149,11 @@ func (r *results) stat(size int, metric string) stat {
 		st.rssPeak = maxOf(rss)
 		st.cpuMedian = median(cpu)
 		st.processesMedian = median(processes)
+	}
+	if len(requests) > 0 {
+		st.hasCounts = true
+		st.requestsMedian = median(requests)
+		st.bytesMedian = median(bytes)
 	}
 	return st
 }
