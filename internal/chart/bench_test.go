@@ -43,7 +43,7 @@ func BenchmarkManifests(b *testing.B) {
 		b.Run(fmt.Sprintf("objects=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				manifests, err := Manifests(rendered, "review-x", sensitive, nil)
+				manifests, err := keyedManifests(rendered, "review-x", sensitive, nil)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -101,7 +101,7 @@ func renderRedacted(ctx context.Context, l *Loaded, v Values, o RenderOptions, r
 	}
 	rendered, err := RenderStable(ctx, l, values, o, Prior{})
 	if err != nil {
-		redactor := manifest.NewKeyedRedactor(append(v.SensitiveInputs(), red.Sensitive...), red.Key, nil)
+		redactor := manifest.NewRedactor(append(v.SensitiveInputs(), red.Sensitive...), red.Key, nil)
 		return nil, errors.New(RedactRenderError(ctx, l, v, o, err, redactor))
 	}
 	return RedactStable(ctx, l, v, o, rendered, red)
@@ -223,4 +223,13 @@ func tlsErrorKind(err error) TLSErrorKind {
 		return tlsErr.Kind
 	}
 	return 0
+}
+
+// testRedactionKey keys the markers of the manifests tests compare.
+var testRedactionKey = []byte("test-key-0123456789abcdef0123456")
+
+// keyedManifests returns the manifests of r with sensitive hidden and markers keyed with
+// testRedactionKey, as a release with its key shows them.
+func keyedManifests(r *Rendered, namespace string, sensitive []string, isNamespaced func(apiVersion, kind string) bool) (map[string]string, error) {
+	return RedactedManifests(r, namespace, manifest.NewRedactor(sensitive, testRedactionKey, nil), isNamespaced)
 }

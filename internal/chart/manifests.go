@@ -29,21 +29,14 @@ func ValidateReleaseName(name string) error {
 	return nil
 }
 
-// Manifests returns the manifest of every object of r (CRDs, ordinary
-// objects and hooks) keyed as package manifest documents
-// ("<Kind>[.<group>]/[<namespace>/]<name>", the namespace only when it is
-// not namespace), normalized and redacted: Secret data and stringData
-// become hash markers, and every value in sensitive (set_sensitive values)
-// is hidden wherever it lands. Hooks keep their helm.sh/hook annotations,
-// so a reader tells them apart.
+// RedactedManifests returns the manifest of every object of r (CRDs, ordinary objects and
+// hooks) keyed as package manifest documents ("<Kind>[.<group>]/[<namespace>/]<name>", the
+// namespace only when it is not namespace), normalized and redacted by redactor: Secret data
+// and stringData become markers, and every value redactor knows to be sensitive is hidden
+// wherever it lands. Hooks keep their helm.sh/hook annotations, so a reader tells them apart.
 //
-// isNamespaced says whether a kind is namespaced (from the cluster's
-// discovery); nil means manifest.BuiltinIsNamespaced.
-func Manifests(r *Rendered, namespace string, sensitive []string, isNamespaced func(apiVersion, kind string) bool) (map[string]string, error) {
-	return RedactedManifests(r, namespace, manifest.NewRedactor(sensitive), isNamespaced)
-}
-
-// RedactedManifests is Manifests with redactor hiding what it knows to be sensitive.
+// isNamespaced says whether a kind is namespaced (from the cluster's discovery); nil means
+// manifest.BuiltinIsNamespaced.
 func RedactedManifests(r *Rendered, namespace string, redactor *manifest.Redactor, isNamespaced func(apiVersion, kind string) bool) (map[string]string, error) {
 	manifests, err := redactor.Manifests(r.allObjects(), namespace, isNamespaced)
 	if err != nil {

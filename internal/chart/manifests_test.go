@@ -9,7 +9,7 @@ import (
 
 func TestManifests_keysAndNormalization(t *testing.T) {
 	rendered := render(t, loadFixture(t, "with-hooks"), Values{}, RenderOptions{})
-	manifests, err := Manifests(rendered, "review-x", nil, nil)
+	manifests, err := keyedManifests(rendered, "review-x", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,7 +20,7 @@ func TestManifests_keysAndNormalization(t *testing.T) {
 	mustContain(t, "hook manifest", manifests["Job.batch/web-migrate"], "helm.sh/hook: pre-install,pre-upgrade", "namespace: review-x")
 
 	crds := render(t, loadFixture(t, "with-crds"), Values{}, RenderOptions{})
-	manifests, err = Manifests(crds, "review-x", nil, nil)
+	manifests, err = keyedManifests(crds, "review-x", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestManifests_namespacedByDiscovery(t *testing.T) {
 	clusterScopedWidgets := func(apiVersion, kind string) bool {
 		return kind != "Widget" && kind != "CustomResourceDefinition"
 	}
-	manifests, err := Manifests(rendered, "review-x", nil, clusterScopedWidgets)
+	manifests, err := keyedManifests(rendered, "review-x", nil, clusterScopedWidgets)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestManifests_secretValuesNeverShow(t *testing.T) {
 		},
 	}, RenderOptions{})
 	sensitive := []string{canary, "prefix-" + canary + "-suffix", base64.StdEncoding.EncodeToString([]byte(canary)), "pw", "line1\n" + canary + "\nline3"}
-	manifests, err := Manifests(rendered, "review-x", sensitive, nil)
+	manifests, err := keyedManifests(rendered, "review-x", sensitive, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,19 +82,19 @@ func TestManifests_secretValuesNeverShow(t *testing.T) {
 	}
 
 	secret := manifests["Secret/web"]
-	mustContain(t, "Secret", secret, "password: (sensitive value sha256:")
+	mustContain(t, "Secret", secret, "password: (sensitive value hmac:")
 	configMap := manifests["ConfigMap/web"]
 	mustContain(t, "ConfigMap", configMap, "token: (sensitive value)", "greeting: hello")
 	mustContain(t, "Deployment", manifests["Deployment.apps/web"], "name: API_KEY", "value: (sensitive value)", "replicas: 2")
 
 	// A changed secret value shows as a changed marker, and only there.
 	changed := render(t, loadFixture(t, "web"), Values{SetSensitive: map[string]string{"secretValue": canary + "-2"}}, RenderOptions{})
-	changedManifests, err := Manifests(changed, "review-x", []string{canary + "-2"}, nil)
+	changedManifests, err := keyedManifests(changed, "review-x", []string{canary + "-2"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	same := render(t, loadFixture(t, "web"), Values{SetSensitive: map[string]string{"secretValue": canary}}, RenderOptions{})
-	sameManifests, err := Manifests(same, "review-x", []string{canary}, nil)
+	sameManifests, err := keyedManifests(same, "review-x", []string{canary}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestManifests_duplicateObjects(t *testing.T) {
 		"templates/b.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: same\n",
 	})
 	rendered := render(t, l, Values{}, RenderOptions{})
-	if _, err := Manifests(rendered, "review-x", nil, nil); err == nil || !strings.Contains(err.Error(), "ConfigMap/same") {
+	if _, err := keyedManifests(rendered, "review-x", nil, nil); err == nil || !strings.Contains(err.Error(), "ConfigMap/same") {
 		t.Errorf("duplicate objects: %v", err)
 	}
 }

@@ -15,7 +15,7 @@ type RedactionOptions struct {
 	Namespace string
 	// Sensitive are further values to hide that are not chart values (a repository password).
 	Sensitive []string
-	// Key keys the markers (see manifest.NewKeyedRedactor); nil gives markers without a hash.
+	// Key keys the markers (see manifest.NewRedactor); nil gives markers without a hash.
 	Key []byte
 	// IsNamespaced says whether a kind is namespaced; nil means manifest.BuiltinIsNamespaced.
 	IsNamespaced func(apiVersion, kind string) bool
@@ -51,7 +51,7 @@ var ErrRedaction = errors.New("cannot tell what the chart derives from its sensi
 // rendering changes with the sensitive values, or the chart fails to render with the
 // substitutes, the error wraps ErrRedaction: nothing is shown rather than something that may
 // be a secret. Markers are HMACs keyed with red.Key, or "(sensitive value)" alone without a
-// key (see manifest.NewKeyedRedactor).
+// key (see manifest.NewRedactor).
 // A template error is redacted by RedactRenderError.
 func RedactStable(ctx context.Context, l *Loaded, v Values, o RenderOptions, rendered *Rendered, red RedactionOptions) (*RedactedRendering, error) {
 	values, err := MergeValues(v)
@@ -66,7 +66,7 @@ func RedactStable(ctx context.Context, l *Loaded, v Values, o RenderOptions, ren
 			return nil, err
 		}
 	}
-	out.Redactor = manifest.NewKeyedRedactor(literal, red.Key, out.Derived)
+	out.Redactor = manifest.NewRedactor(literal, red.Key, out.Derived)
 	if out.Manifests, err = out.manifests(rendered, red); err != nil {
 		return nil, err
 	}

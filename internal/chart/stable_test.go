@@ -225,11 +225,11 @@ func sameElements(a, b []string) bool {
 // sameObjects reports whether a and b apply equal objects, whatever their text.
 func sameObjects(t *testing.T, a, b *Rendered) bool {
 	t.Helper()
-	am, err := Manifests(a, "review-x", nil, nil)
+	am, err := keyedManifests(a, "review-x", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bm, err := Manifests(b, "review-x", nil, nil)
+	bm, err := keyedManifests(b, "review-x", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

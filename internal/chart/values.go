@@ -1,6 +1,7 @@
 package chart
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
@@ -238,19 +239,24 @@ func mergeMaps(a, b map[string]any) map[string]any {
 	return out
 }
 
+// yamlLineError reads the line of a syntax error from its message. The YAML library Helm's
+// ReadValues parses with (go.yaml.in/yaml/v2, under sigs.k8s.io/yaml) reports a syntax error
+// only as text, "yaml: line N: what" (its parser's failf), with no typed error that holds the
+// line, so the message is the only place the line is found.
 var yamlLineError = regexp.MustCompile(`^(?:error converting YAML to JSON: )?yaml: line (\d+): (.*)$`)
 
 // documentError is the *ValuesError of document index of input, which the YAML library
 // refused with err: "invalid YAML at line N: what", with its Line.
 func documentError(input ValuesInput, index int, err error) *ValuesError {
 	out := &ValuesError{Input: input, Index: index}
-	message := err.Error()
-	m := yamlLineError.FindStringSubmatch(message)
+	m := yamlLineError.FindStringSubmatch(err.Error())
+	var notMapping *json.UnmarshalTypeError
 	switch {
 	case m != nil:
 		out.Line, _ = strconv.Atoi(m[1])
 		out.Err = fmt.Errorf("invalid YAML at line %s: %s", m[1], m[2])
-	case strings.Contains(message, "cannot unmarshal"):
+	case errors.As(err, &notMapping):
+		// The document parsed, as something other than a mapping (a list, a scalar).
 		out.Err = errors.New("not a YAML mapping of values (a document must map keys to values)")
 	default:
 		out.Err = fmt.Errorf("invalid YAML: %w", err)

@@ -67,10 +67,8 @@ type OperationError struct {
 	Operation string // "install" or "upgrade"
 	Release   string // namespace/name
 	Err       error  // the cause: *FailedError, *TimeoutError, a Helm error, the context's error
-	// Undo says what atomic did ("uninstalled", "rolled back to revision 3"), or is empty.
-	Undo string
-	// UndoErr is the error of the undo itself.
-	UndoErr error
+	// Undo is what atomic did about it.
+	Undo Undo
 	// Cancelled is set when the context was cancelled during the operation.
 	Cancelled bool
 }
@@ -78,10 +76,10 @@ type OperationError struct {
 func (e *OperationError) Error() string {
 	msg := fmt.Sprintf("%s of release %s failed: %v", e.Operation, e.Release, e.Err)
 	switch {
-	case e.UndoErr != nil:
-		msg += fmt.Sprintf("; undoing it because atomic is set failed too: %v", e.UndoErr)
-	case e.Undo != "":
-		msg += "; the release was " + e.Undo + " because atomic is set"
+	case e.Undo.Err != nil:
+		msg += fmt.Sprintf("; undoing it because atomic is set failed too: %v", e.Undo.Err)
+	case e.Undo.Done():
+		msg += "; the release was " + e.Undo.past() + " because atomic is set"
 	case e.Cancelled:
 		msg += "; the release was marked failed so the next apply can continue"
 	}
@@ -89,6 +87,39 @@ func (e *OperationError) Error() string {
 }
 
 func (e *OperationError) Unwrap() error { return e.Err }
+
+// UndoAction is how a failed revision is undone when Spec.Atomic is set.
+type UndoAction string
+
+const (
+	// UndoNone: nothing was undone (atomic is not set, the operation was cancelled, or Helm
+	// failed before recording a revision).
+	UndoNone UndoAction = ""
+	// UndoUninstall: a failed install was uninstalled.
+	UndoUninstall UndoAction = "uninstall"
+	// UndoRollback: a failed upgrade was rolled back to Undo.Revision.
+	UndoRollback UndoAction = "rollback"
+)
+
+// Undo is what Spec.Atomic did about a failed install, upgrade or test run.
+type Undo struct {
+	Action UndoAction
+	// Revision is the revision rolled back to (UndoRollback), 0 when none was found.
+	Revision int
+	// Err is why the undo failed, nil when it succeeded.
+	Err error
+}
+
+// Done reports whether the failed revision was undone.
+func (u Undo) Done() bool { return u.Action != UndoNone && u.Err == nil }
+
+// past is the undo for an error message: "uninstalled" or "rolled back to revision N".
+func (u Undo) past() string {
+	if u.Action == UndoUninstall {
+		return "uninstalled"
+	}
+	return fmt.Sprintf("rolled back to revision %d", u.Revision)
+}
 
 // PendingError is returned for a release left pending when recovery is off.
 type PendingError struct {
@@ -239,11 +270,7 @@ func (c *Client) install(ctx context.Context, cfg *action.Configuration, spec Sp
 		return nil, opErr
 	}
 	if spec.Atomic {
-		if uerr := c.uninstall(cfg, spec.Name, spec.Timeout, CascadeForeground, false); uerr != nil {
-			opErr.UndoErr = uerr
-		} else {
-			opErr.Undo = "uninstalled"
-		}
+		opErr.Undo = Undo{Action: UndoUninstall, Err: c.uninstall(cfg, spec.Name, spec.Timeout, CascadeForeground, false)}
 	}
 	return nil, opErr
 }
@@ -285,19 +312,15 @@ func (c *Client) upgrade(ctx context.Context, cfg *action.Configuration, spec Sp
 		// rel is nil when Helm failed before recording a revision: nothing to undo.
 		return nil, opErr
 	}
-	target, lerr := lastSuccessful(cfg, spec.Name, rel.Version)
+	target, err := lastSuccessful(cfg, spec.Name, rel.Version)
 	switch {
-	case lerr != nil:
-		opErr.UndoErr = lerr
+	case err != nil:
 	case target == 0:
-		opErr.UndoErr = errors.New("no earlier successful revision to roll back to")
+		err = errors.New("no earlier successful revision to roll back to")
 	default:
-		if rerr := c.rollback(cfg, spec, target); rerr != nil {
-			opErr.UndoErr = rerr
-		} else {
-			opErr.Undo = fmt.Sprintf("rolled back to revision %d", target)
-		}
+		err = c.rollback(cfg, spec, target)
 	}
+	opErr.Undo = Undo{Action: UndoRollback, Revision: target, Err: err}
 	return nil, opErr
 }
 

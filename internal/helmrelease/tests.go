@@ -11,14 +11,19 @@ import (
 type TestError struct {
 	Release string
 	Err     error
-	// Undone says what Atomic did about it, or is empty.
-	Undone string
+	// Undo is what Atomic did about it.
+	Undo Undo
 }
 
 func (e *TestError) Error() string {
 	msg := fmt.Sprintf("test of release %s failed: %v", e.Release, e.Err)
-	if e.Undone != "" {
-		msg += "; " + e.Undone
+	switch {
+	case e.Undo.Err != nil && e.Undo.Action == UndoUninstall:
+		msg += fmt.Sprintf("; uninstalling it because atomic is set failed: %v", e.Undo.Err)
+	case e.Undo.Err != nil:
+		msg += fmt.Sprintf("; rolling it back because atomic is set failed: %v", e.Undo.Err)
+	case e.Undo.Done():
+		msg += "; the release was " + e.Undo.past() + " because atomic is set"
 	}
 	return msg
 }
@@ -47,17 +52,9 @@ func (c *Client) testsFailed(cfg *action.Configuration, spec Spec, previous int,
 		return failed
 	}
 	if previous == 0 {
-		if undoErr := c.uninstall(cfg, spec.Name, spec.Timeout, CascadeForeground, true); undoErr != nil {
-			failed.Undone = fmt.Sprintf("uninstalling it because atomic is set failed: %v", undoErr)
-		} else {
-			failed.Undone = "the release was uninstalled because atomic is set"
-		}
-		return failed
-	}
-	if undoErr := c.rollback(cfg, spec, previous); undoErr != nil {
-		failed.Undone = fmt.Sprintf("rolling it back because atomic is set failed: %v", undoErr)
+		failed.Undo = Undo{Action: UndoUninstall, Err: c.uninstall(cfg, spec.Name, spec.Timeout, CascadeForeground, true)}
 	} else {
-		failed.Undone = fmt.Sprintf("the release was rolled back to revision %d because atomic is set", previous)
+		failed.Undo = Undo{Action: UndoRollback, Revision: previous, Err: c.rollback(cfg, spec, previous)}
 	}
 	return failed
 }

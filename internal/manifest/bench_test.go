@@ -113,7 +113,7 @@ func BenchmarkNormalize(b *testing.B) {
 }
 
 func BenchmarkRedact(b *testing.B) {
-	r := NewRedactor(generatedSensitive)
+	r := NewRedactor(generatedSensitive, nil, nil)
 	for _, n := range benchmarkSizes {
 		objs := generatedObjects(b, n)
 		b.Run(fmt.Sprintf("objects=%d", n), func(b *testing.B) {
@@ -174,7 +174,7 @@ func TestGenerateHelmOutput_isValidInput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	manifests, err := NewRedactor(generatedSensitive).Manifests(objs, "review-x", nil)
+	manifests, err := NewRedactor(generatedSensitive, nil, nil).Manifests(objs, "review-x", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ import (
 // concatenated, base64-encoded twice or hashed into a checksum annotation changes with the
 // password, and so is found.
 //
-// A Redactor with a Derived (see [NewKeyedRedactor]) replaces each such scalar whole, wherever
+// A Redactor with a Derived (see [NewRedactor]) replaces each such scalar whole, wherever
 // it occurs, with a keyed marker, and hides its text in error messages and logs.
 type Derived struct {
 	strings map[string]bool // derived strings and mapping keys

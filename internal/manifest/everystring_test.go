@@ -21,7 +21,7 @@ func TestEveryString_hidesEveryStringButIdentity(t *testing.T) {
 			"list":  []any{"nested-secret", true},
 		},
 	}}
-	r := NewKeyedRedactor(nil, key, EveryString(key, objs))
+	r := NewRedactor(nil, key, EveryString(key, objs))
 	out, err := json.Marshal(r.Object(objs[0]))
 	if err != nil {
 		t.Fatal(err)

@@ -64,3 +64,6 @@ func changedLines(diff string) (removed, added []string) {
 	}
 	return removed, added
 }
+
+// testRedactionKey keys the markers of the manifests tests compare.
+var testRedactionKey = []byte("test-key-0123456789abcdef0123456")

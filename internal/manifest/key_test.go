@@ -36,7 +36,7 @@ func TestKey_kindGroupNamespaceName(t *testing.T) {
 // A sensitive value is hidden in a key's namespace and name, never in its kind or group: a
 // short one ("app") must not turn Deployment.apps into a key another rendering does not give.
 func TestRedactorKey_hidesNamesNotKindOrGroup(t *testing.T) {
-	r := NewRedactor([]string{"app"})
+	r := NewRedactor([]string{"app"}, nil, nil)
 	for _, tc := range []struct {
 		obj  Object
 		want string

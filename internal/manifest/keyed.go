@@ -56,14 +56,13 @@ func (r RedactionRecord) Encode() ([]byte, error) {
 }
 
 // anyMarker matches every marker a Redactor writes, keyed or not.
-var anyMarker = regexp.MustCompile(`\(sensitive value(?: (?:hmac|sha256):[0-9a-f]{12})?\)`)
+var anyMarker = regexp.MustCompile(`\(sensitive value(?: hmac:[0-9a-f]{12})?\)`)
 
 // numberedMarker matches every marker, with the number that tells apart keys hidden alike.
 var numberedMarker = regexp.MustCompile(anyMarker.String() + `(?: \(\d+\))?`)
 
-// unkeyedMarker matches the markers written without a key: "(sensitive value)" and the
-// "sha256:" markers of states written before keys existed.
-var unkeyedMarker = regexp.MustCompile(`^\(sensitive value(?: sha256:[0-9a-f]{12})?\)$`)
+// unkeyedMarker matches the marker written without a key.
+var unkeyedMarker = regexp.MustCompile(`^\(sensitive value\)$`)
 
 // SameExceptUnkeyedMarkers reports whether old, a manifest written earlier, is shown, a manifest
 // of the same object now, apart from markers old wrote without a key: every other character is

@@ -32,7 +32,7 @@ func TestKeyedMarkers_showChangesAndCannotBeTested(t *testing.T) {
 		t.Fatal("two redaction keys are equal")
 	}
 	const value = "1234"
-	r := NewKeyedRedactor(nil, key, nil)
+	r := NewRedactor(nil, key, nil)
 	marker := secretMarker(t, r, value)
 	unkeyed := sha256.Sum256([]byte(value))
 	tests := []struct {
@@ -40,11 +40,11 @@ func TestKeyedMarkers_showChangesAndCannotBeTested(t *testing.T) {
 		ok   bool
 	}{
 		{"a keyed marker is an hmac marker: " + marker, strings.HasPrefix(marker, "(sensitive value hmac:") && markerPattern.MatchString(marker)},
-		{"the same key and value give the same marker", secretMarker(t, NewKeyedRedactor(nil, key, nil), value) == marker},
+		{"the same key and value give the same marker", secretMarker(t, NewRedactor(nil, key, nil), value) == marker},
 		{"a changed value gives another marker", secretMarker(t, r, "1235") != marker},
-		{"the same value under another key gives another marker", secretMarker(t, NewKeyedRedactor(nil, other, nil), value) != marker},
+		{"the same value under another key gives another marker", secretMarker(t, NewRedactor(nil, other, nil), value) != marker},
 		{"the marker is not the unkeyed SHA-256 of the value", !strings.Contains(marker, hex.EncodeToString(unkeyed[:])[:secretHashLength])},
-		{"without a key the marker has no hash", secretMarker(t, NewKeyedRedactor(nil, nil, nil), value) == redactedMarker},
+		{"without a key the marker has no hash", secretMarker(t, NewRedactor(nil, nil, nil), value) == redactedMarker},
 	}
 	for _, tt := range tests {
 		if !tt.ok {
@@ -78,7 +78,6 @@ func TestSameExceptUnkeyedMarkers(t *testing.T) {
 	const (
 		hmacA  = "(sensitive value hmac:0123456789ab)"
 		hmacB  = "(sensitive value hmac:ba9876543210)"
-		sha    = "(sensitive value sha256:d9298a10d1b0)"
 		plain  = "(sensitive value)"
 		prefix = "kind: Secret\nstringData:\n  password: "
 	)
@@ -88,7 +87,6 @@ func TestSameExceptUnkeyedMarkers(t *testing.T) {
 	}{
 		{"identical", prefix + hmacA, prefix + hmacA, true},
 		{"plain marker before the key", prefix + plain, prefix + hmacA, true},
-		{"legacy sha256 marker", prefix + sha, prefix + hmacA, true},
 		{"a changed keyed marker is a change", prefix + hmacB, prefix + hmacA, false},
 		{"other text differs", "kind: ConfigMap\n" + plain, prefix + hmacA, false},
 		{"text after the marker differs", prefix + plain + "\nx: 1", prefix + hmacA + "\nx: 2", false},
@@ -108,11 +106,10 @@ func TestSameExceptUnkeyedMarkers(t *testing.T) {
 func TestKeepUnchanged(t *testing.T) {
 	const (
 		plain = "password: (sensitive value)"
-		sha   = "password: (sensitive value sha256:d9298a10d1b0)"
 		keyed = "password: (sensitive value hmac:0123456789ab)"
 	)
 	shown := map[string]string{"Secret/a": keyed, "Secret/b": keyed, "Secret/c": keyed, "Secret/new": keyed}
-	old := map[string]string{"Secret/a": plain, "Secret/b": plain, "Secret/c": sha}
+	old := map[string]string{"Secret/a": plain, "Secret/b": plain, "Secret/c": plain}
 	digests := map[string]string{"Secret/a": "d1", "Secret/b": "d2", "Secret/c": "d3"}
 	recorded := map[string]string{"Secret/a": "d1", "Secret/b": "changed"}
 	got := KeepUnchanged(shown, old, digests, recorded)

@@ -11,7 +11,7 @@ import (
 var update = flag.Bool("update", false, "rewrite golden files in testdata")
 
 func TestManifests_helmOutputMatchesGolden(t *testing.T) {
-	manifests, err := Manifests(loadFixture(t), fixtureNamespace, nil)
+	manifests, err := NewRedactor(nil, testRedactionKey, nil).Manifests(loadFixture(t), fixtureNamespace, nil)
 	if err != nil {
 		t.Fatalf("Manifests: %v", err)
 	}
@@ -42,8 +42,8 @@ func TestManifests_canaryAppearsNowhere(t *testing.T) {
 		desc     string
 		redactor *Redactor
 	}{
-		{"harvested from the Secret", nil},
-		{"also passed explicitly", NewRedactor([]string{canary})},
+		{"harvested from the Secret", NewRedactor(nil, testRedactionKey, nil)},
+		{"also passed explicitly", NewRedactor([]string{canary}, testRedactionKey, nil)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
@@ -57,7 +57,7 @@ func TestManifests_canaryAppearsNowhere(t *testing.T) {
 					t.Errorf("output contains the sensitive value as %q:\n%s", form, out)
 				}
 			}
-			if !strings.Contains(out, "(sensitive value sha256:") || !strings.Contains(out, "(sensitive value)") {
+			if !strings.Contains(out, "(sensitive value hmac:") || !strings.Contains(out, "(sensitive value)") {
 				t.Errorf("output shows no redaction markers:\n%s", out)
 			}
 		})
@@ -120,19 +120,20 @@ func TestManifests_oneChangedValueChangesOneLineOfOneKey(t *testing.T) {
 			change: func(objs []Object) {
 				findObject(objs, "Secret", "web-credentials")["stringData"].(map[string]any)["username"] = "web-admin"
 			},
-			removed: "  username: " + (*Redactor)(nil).marker([]byte("web")),
-			added:   "  username: " + (*Redactor)(nil).marker([]byte("web-admin")),
+			removed: "  username: " + NewRedactor(nil, testRedactionKey, nil).marker([]byte("web")),
+			added:   "  username: " + NewRedactor(nil, testRedactionKey, nil).marker([]byte("web-admin")),
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
-			before, err := Manifests(loadFixture(t), fixtureNamespace, nil)
+			keyed := NewRedactor(nil, testRedactionKey, nil)
+			before, err := keyed.Manifests(loadFixture(t), fixtureNamespace, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			objs := loadFixture(t)
 			tt.change(objs)
-			after, err := Manifests(objs, fixtureNamespace, nil)
+			after, err := keyed.Manifests(objs, fixtureNamespace, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -219,7 +220,7 @@ func equalObjects(a, b []Object) bool {
 // Keys gives exactly the keys of Manifests, redacted the same way, without rendering.
 func TestKeys_sameAsTheKeysOfManifests(t *testing.T) {
 	objs := loadFixture(t)
-	r := NewRedactor([]string{canary})
+	r := NewRedactor([]string{canary}, nil, nil)
 	manifests, err := r.Manifests(objs, fixtureNamespace, nil)
 	if err != nil {
 		t.Fatal(err)

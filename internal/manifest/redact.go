@@ -29,7 +29,7 @@ const (
 	// minHarvestedLength is the shortest Secret value that is also hidden
 	// wherever else it occurs. Shorter values are ports, flags and
 	// usernames ("5432", "true", "app"); hiding every occurrence of those
-	// would make plans unreadable. Values passed to NewRedactor are hidden
+	// would make plans unreadable. Values given to NewRedactor are hidden
 	// whatever their length.
 	minHarvestedLength = 6
 )
@@ -51,11 +51,12 @@ var base64Encodings = []*base64.Encoding{
 //
 //   - Every value of a v1 Secret's data and stringData becomes
 //     "(sensitive value hmac:<12 hex>)", an HMAC-SHA256 of the decoded value
-//     keyed with the Redactor's key (see [NewKeyedRedactor]), so the same
+//     keyed with the Redactor's key (see [NewRedactor]), so the same
 //     value in data and stringData gets the same marker, a changed value
 //     gets a new one, and without the key a marker cannot be used to test a
-//     guess. A Redactor without a key shows "sha256:" and an unkeyed hash,
-//     as states written before keys existed do.
+//     guess. A Redactor without a key, and a nil one, shows
+//     "(sensitive value)" alone: an unkeyed hash would let anyone test
+//     guesses against it.
 //   - With a [Derived], every scalar and mapping key whose text a rendering
 //     derived from a sensitive input becomes the same kind of marker of its
 //     own text, whole.
@@ -70,8 +71,7 @@ var base64Encodings = []*base64.Encoding{
 type Redactor struct {
 	values []string // sensitive values as given, without empty or repeated ones
 
-	key     []byte   // keys the markers
-	plain   bool     // markers without a hash, when there is no key
+	key     []byte   // keys the markers; without it they show no hash
 	derived *Derived // scalars derived from sensitive inputs
 	// inObjects hides values inside the strings of objects, when it is not r itself: with a
 	// Derived, values shorter than minDerivedTextLength are left to it there.
@@ -83,9 +83,26 @@ type Redactor struct {
 	byPrefix map[uint16][]string  // longer patterns by their first two bytes, longest first
 }
 
-// NewRedactor returns a Redactor that hides the given values and their
-// base64 encodings. Empty values are ignored.
-func NewRedactor(sensitive []string) *Redactor {
+// NewRedactor returns the Redactor that hides sensitive, what derived holds (nil for
+// nothing), and their encodings, and whose markers are keyed with key (the release's
+// redaction key, see [NewRedactionKey]). The same key and values give the same markers, so a
+// plan made with the key a release keeps in its redaction record shows a marker change only
+// where a value changed. Without a key (a plan made before the release has one, or a
+// redactor for error messages alone) the markers are "(sensitive value)" alone. Empty values
+// are ignored.
+func NewRedactor(sensitive []string, key []byte, derived *Derived) *Redactor {
+	r := literalRedactor(append(slices.Clone(sensitive), derived.texts()...))
+	r.key, r.derived = slices.Clone(key), derived
+	if derived != nil {
+		long := slices.DeleteFunc(slices.Clone(r.values), func(v string) bool { return len(v) < minDerivedTextLength })
+		r.inObjects = literalRedactor(long)
+	}
+	return r
+}
+
+// literalRedactor returns a Redactor without a key that hides the given values and their
+// encodings.
+func literalRedactor(sensitive []string) *Redactor {
 	r := &Redactor{}
 	for _, value := range sensitive {
 		if value != "" && !slices.Contains(r.values, value) {
@@ -96,23 +113,8 @@ func NewRedactor(sensitive []string) *Redactor {
 	return r
 }
 
-// NewKeyedRedactor returns a Redactor that hides sensitive, what derived holds (nil for
-// nothing), and their encodings, and whose markers are keyed with key. The same key and
-// values give the same markers, so a plan made with the key a release keeps in its state
-// shows a marker change only where a value changed. With an empty key the markers are
-// "(sensitive value)" alone, for a plan made before a key exists.
-func NewKeyedRedactor(sensitive []string, key []byte, derived *Derived) *Redactor {
-	r := NewRedactor(append(slices.Clone(sensitive), derived.texts()...))
-	r.key, r.derived, r.plain = slices.Clone(key), derived, len(key) == 0
-	if derived != nil {
-		long := slices.DeleteFunc(slices.Clone(r.values), func(v string) bool { return len(v) < minDerivedTextLength })
-		r.inObjects = NewRedactor(long)
-	}
-	return r
-}
-
 // markerPattern matches the markers a Redactor writes, which the string scan leaves alone.
-var markerPattern = regexp.MustCompile(`^\(sensitive value( (hmac|sha256):[0-9a-f]{12})?\)( \(\d+\))?$`)
+var markerPattern = regexp.MustCompile(`^\(sensitive value( hmac:[0-9a-f]{12})?\)( \(\d+\))?$`)
 
 // objectString is String for the strings and keys of objects.
 func (r *Redactor) objectString(s string) string {
@@ -302,12 +304,12 @@ func (r *Redactor) replaceDerived(m map[string]any) {
 	for _, key := range renamed {
 		value := m[key]
 		delete(m, key)
-		newKey := r.derivedMarker([]byte(key))
+		newKey := r.marker([]byte(key))
 		for n := 2; ; n++ {
 			if _, taken := m[newKey]; !taken {
 				break
 			}
-			newKey = fmt.Sprintf("%s (%d)", r.derivedMarker([]byte(key)), n)
+			newKey = fmt.Sprintf("%s (%d)", r.marker([]byte(key)), n)
 		}
 		m[newKey] = value
 	}
@@ -323,7 +325,7 @@ func (r *Redactor) replaceDerivedValue(value any) any {
 		}
 	default:
 		if r.derived.has(v) {
-			return r.derivedMarker(plainBytes(v))
+			return r.marker(plainBytes(v))
 		}
 	}
 	return value
@@ -390,16 +392,10 @@ func (r *Redactor) withValues(extra []string) *Redactor {
 	if !added {
 		return r
 	}
-	if r != nil && (r.derived != nil || r.plain) {
-		out := NewKeyedRedactor(append(slices.Clone(known), extra...), r.key, r.derived)
-		out.plain = r.plain
-		return out
+	if r == nil {
+		return NewRedactor(extra, nil, nil)
 	}
-	out := NewRedactor(append(slices.Clone(known), extra...))
-	if r != nil {
-		out.key = r.key
-	}
-	return out
+	return NewRedactor(append(slices.Clone(known), extra...), r.key, r.derived)
 }
 
 // harvestSecretValues returns the decoded values of the v1 Secrets in objs
@@ -438,28 +434,14 @@ func isSecret(obj Object) bool {
 }
 
 // marker is the text shown in place of one Secret value or derived scalar: a keyed HMAC, or
-// without a key the SHA-256 that states written before keys existed hold.
+// without a key "(sensitive value)" alone.
 func (r *Redactor) marker(plain []byte) string {
-	if r != nil && r.plain {
-		return redactedMarker
-	}
 	if r == nil || len(r.key) == 0 {
-		sum := sha256.Sum256(plain)
-		return "(sensitive value sha256:" + hex.EncodeToString(sum[:])[:secretHashLength] + ")"
+		return redactedMarker
 	}
 	mac := hmac.New(sha256.New, r.key)
 	mac.Write(plain)
 	return "(sensitive value hmac:" + hex.EncodeToString(mac.Sum(nil))[:secretHashLength] + ")"
-}
-
-// derivedMarker is the marker of a derived scalar: keyed as marker is, and without a key
-// "(sensitive value)" alone, as an unkeyed hash of a value derived from a password would let
-// anyone test guesses of the password against it.
-func (r *Redactor) derivedMarker(plain []byte) string {
-	if r == nil || len(r.key) == 0 {
-		return redactedMarker
-	}
-	return r.marker(plain)
 }
 
 // decodeSecretData decodes a value of a Secret's data. A value that is not

@@ -1,7 +1,10 @@
 package manifest
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"testing"
 )
 
@@ -29,7 +32,7 @@ func TestRedactor_stringHidesEveryOccurrence(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
-			if got := NewRedactor(tt.sensitive).String(tt.in); got != tt.want {
+			if got := NewRedactor(tt.sensitive, nil, nil).String(tt.in); got != tt.want {
 				t.Errorf("String(%q) = %q, want %q", tt.in, got, tt.want)
 			}
 		})
@@ -52,7 +55,8 @@ func TestRedactor_secretValuesBecomeHashMarkers(t *testing.T) {
 		"data":       map[string]any{"a": base64.StdEncoding.EncodeToString([]byte(value)), "not-base64": "%%%"},
 		"stringData": map[string]any{"b": value, "c": "other", "port": int64(5432)},
 	}
-	got := NewRedactor(nil).Object(secret)
+	keyed := NewRedactor(nil, testRedactionKey, nil)
+	got := keyed.Object(secret)
 	data := got["data"].(map[string]any)
 	stringData := got["stringData"].(map[string]any)
 
@@ -60,13 +64,14 @@ func TestRedactor_secretValuesBecomeHashMarkers(t *testing.T) {
 		desc      string
 		got, want any
 	}{
-		{"data is hashed decoded", data["a"], (*Redactor)(nil).marker([]byte(value))},
-		{"stringData is hashed as is", stringData["b"], (*Redactor)(nil).marker([]byte(value))},
+		{"data is hashed decoded", data["a"], keyed.marker([]byte(value))},
+		{"stringData is hashed as is", stringData["b"], keyed.marker([]byte(value))},
 		{"same value, same marker", data["a"], stringData["b"]},
-		{"invalid base64 is hashed as written", data["not-base64"], (*Redactor)(nil).marker([]byte("%%%"))},
-		{"non-string values are hidden too", stringData["port"], (*Redactor)(nil).marker([]byte("5432"))},
+		{"invalid base64 is hashed as written", data["not-base64"], keyed.marker([]byte("%%%"))},
+		{"non-string values are hidden too", stringData["port"], keyed.marker([]byte("5432"))},
 		{"last applied configuration is hidden", objectMetadata(got)["annotations"].(map[string]any)[lastAppliedAnnotation], redactedMarker},
-		{"marker format", stringData["c"], "(sensitive value sha256:d9298a10d1b0)"},
+		{"marker format", stringData["c"], "(sensitive value hmac:" + hmacHex(testRedactionKey, "other")[:12] + ")"},
+		{"without a key, no hash", NewRedactor(nil, nil, nil).Object(secret)["stringData"].(map[string]any)["c"], redactedMarker},
 	}
 	for _, tt := range tests {
 		t.Run(tt.desc, func(t *testing.T) {
@@ -81,7 +86,7 @@ func TestRedactor_secretValuesBecomeHashMarkers(t *testing.T) {
 }
 
 func TestRedactor_objectHidesValuesAndKeysEverywhere(t *testing.T) {
-	r := NewRedactor([]string{"hunter22"})
+	r := NewRedactor([]string{"hunter22"}, nil, nil)
 	in := Object{
 		"apiVersion": "v1",
 		"kind":       "ConfigMap",
@@ -131,4 +136,12 @@ func TestRedactor_harvestsOnlyLongSecretValues(t *testing.T) {
 	if len(got) != 1 || got[0] != "long-password" {
 		t.Errorf("harvested %q, want only the long value of the core Secret", got)
 	}
+}
+
+// hmacHex is the hex HMAC-SHA256 of value keyed with key, which a keyed marker shows the first
+// characters of.
+func hmacHex(key []byte, value string) string {
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte(value))
+	return hex.EncodeToString(mac.Sum(nil))
 }

@@ -14,34 +14,44 @@ import (
 
 // This file builds the diagnostics shared by resources: one place, one wording.
 
-// providerDataFrom checks ProviderData's type; it is nil before the provider is configured
-// (during validation), which is not an error.
+// providerDataFrom checks ProviderData's type. It is never nil: before the provider is
+// configured (during validation, where that is not an error) it is the data of a provider
+// that connects to nothing (configured reports false, connect returns errNotConfigured).
 func providerDataFrom(data any, diags *diag.Diagnostics) *providerData {
 	if data == nil {
-		return nil
+		return &providerData{}
 	}
 	pd, ok := data.(*providerData)
 	if !ok {
 		diags.AddError("Unexpected Provider Data",
 			fmt.Sprintf("Expected *providerData, got %T. This is a bug in the provider; please report it.", data))
-		return nil
+		return &providerData{}
 	}
 	return pd
 }
 
+// configured reports whether the provider's Configure gave d: a connection, or the reason
+// there is none.
+func (d *providerData) configured() bool { return d.conn != nil }
+
 // clients connects to the cluster for need (what is being done, as "reading the environment
 // review/x"), or adds a diagnostic that names it with the host and the context.
 func (d *providerData) clients(ctx context.Context, need string, diags *diag.Diagnostics) *kube.Clients {
-	if d == nil || d.conn == nil {
-		diags.AddError("Provider Not Configured", errNotConfigured.Error())
-		return nil
-	}
-	c, err := d.conn.Clients(ctx)
+	c, err := d.connect(ctx)
 	if err != nil {
 		diags.Append(connectionDiagnostic(err, need))
 		return nil
 	}
 	return c
+}
+
+// connect connects to the cluster, or says why not (errNotConfigured before Configure gave
+// the provider's data); connectionDiagnostic words the error.
+func (d *providerData) connect(ctx context.Context) (*kube.Clients, error) {
+	if !d.configured() {
+		return nil, errNotConfigured
+	}
+	return d.conn.Clients(ctx)
 }
 
 // kubeConfigError is a provider configuration from which no Kubernetes client can be built.
@@ -60,6 +70,8 @@ func connectionDiagnostic(err error, need string) diag.Diagnostic {
 	var unreachable *kube.UnreachableError
 	var config *kubeConfigError
 	switch {
+	case errors.Is(err, errNotConfigured):
+		return diag.NewErrorDiagnostic("Provider Not Configured", errNotConfigured.Error())
 	case errors.As(err, &unreachable):
 		return diag.NewErrorDiagnostic("Unable to Reach Kubernetes Cluster", fmt.Sprintf(
 			"%s needs the cluster, and the API server at %s did not answer. Check that the cluster is running and reachable from this job, "+

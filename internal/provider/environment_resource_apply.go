@@ -54,10 +54,7 @@ func (r *environmentResource) build(ctx context.Context, plan environmentModel, 
 		diags.AddError("Unknown Environment Configuration", "Some of the environment's settings are still unknown at apply. This is a bug in the provider; please report it.")
 		return environment.Environment{}, false
 	}
-	var ci gitlab.CIMetadata
-	if r.data != nil {
-		ci = r.data.ci
-	}
+	ci := r.data.ci
 	env, problems := environment.Build(spec, ci)
 	addProblems(diags, problems)
 	return env, len(problems) == 0

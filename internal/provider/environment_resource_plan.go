@@ -63,10 +63,7 @@ func (r *environmentResource) ModifyPlan(ctx context.Context, req resource.Modif
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	var ci gitlab.CIMetadata
-	if r.data != nil {
-		ci = r.data.ci
-	}
+	ci := r.data.ci
 
 	plan.Slug, plan.Namespace, plan.Manifests = types.StringUnknown(), types.StringUnknown(), types.MapUnknown(types.StringType)
 	if parts.name {

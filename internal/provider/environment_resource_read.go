@@ -165,10 +165,7 @@ func (r *environmentResource) fillImported(ctx context.Context, state *environme
 		return
 	}
 	state.Name = types.StringValue(name)
-	var ci gitlab.CIMetadata
-	if r.data != nil {
-		ci = r.data.ci
-	}
+	ci := r.data.ci
 	state.Slug = types.StringValue(gitlab.SlugFor(name, ci))
 	if slug := ns.Labels[gitlab.LabelEnvironmentSlug]; slug != "" {
 		state.Slug = types.StringValue(slug)

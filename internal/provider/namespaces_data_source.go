@@ -293,7 +293,7 @@ func valueOr(v types.String, fallback string) string {
 }
 
 func (d *namespacesDataSource) getenv(name string) string {
-	if d.data == nil || d.data.getenv == nil {
+	if d.data.getenv == nil {
 		return ""
 	}
 	return d.data.getenv(name)

@@ -22,7 +22,7 @@ import (
 // diagnosticsHiding returns a builder of diagnostics whose redactor hides sensitive.
 func diagnosticsHiding(sensitive ...string) releaseDiagnostics {
 	cell := &atomic.Pointer[manifest.Redactor]{}
-	cell.Store(manifest.NewRedactor(sensitive))
+	cell.Store(manifest.NewRedactor(sensitive, nil, nil))
 	return releaseDiagnostics{redactor: cell}
 }
 
@@ -34,17 +34,25 @@ var diagnosticConstructors = map[string]bool{
 	"AddError": true, "AddWarning": true, "AddAttributeError": true, "AddAttributeWarning": true,
 }
 
+// diagnosticsAddedUnredacted are the functions of other files that add to a *diag.Diagnostics
+// and that a release file may call all the same, with why what they add needs no redaction.
+var diagnosticsAddedUnredacted = map[string]string{
+	"providerDataFrom": "its one diagnostic, provider data of an unexpected type, quotes only a Go type",
+}
+
 // Every diagnostic of a release is built by releaseDiagnostics, which redacts it: no release
-// file calls the framework's constructors itself, and a diagnostic of the wording shared with
+// file calls the framework's constructors itself, a diagnostic of the wording shared with
 // the environment (a function of another file that returns a diag.Diagnostic) is passed
-// through its Redacted.
+// through its Redacted, and no release file hands its diagnostics to a function of another
+// file that adds to them (providerData.clients: a release connects with providerData.connect
+// and words the error through the builder).
 func TestReleaseDiagnostics_noReleaseFileBypassesTheBuilder(t *testing.T) {
 	files, err := filepath.Glob("release*.go")
 	if err != nil {
 		t.Fatal(err)
 	}
 	fset := token.NewFileSet()
-	shared := sharedDiagnosticFuncs(t, fset)
+	shared, adding := sharedDiagnosticFuncs(t, fset)
 	checked := 0
 	for _, name := range files {
 		if strings.HasSuffix(name, "_test.go") || name == "release_diagnostics.go" {
@@ -60,6 +68,9 @@ func TestReleaseDiagnostics_noReleaseFileBypassesTheBuilder(t *testing.T) {
 			call, ok := n.(*ast.CallExpr)
 			if !ok {
 				return true
+			}
+			if name := calledName(call); adding[name] && diagnosticsAddedUnredacted[name] == "" {
+				t.Errorf("%s: %s adds diagnostics that releaseDiagnostics never sees", fset.Position(call.Pos()), name)
 			}
 			switch fn := call.Fun.(type) {
 			case *ast.SelectorExpr:
@@ -77,20 +88,33 @@ func TestReleaseDiagnostics_noReleaseFileBypassesTheBuilder(t *testing.T) {
 			return true
 		})
 	}
-	if checked < 10 || len(shared) == 0 {
-		t.Fatalf("checked %d release files and %d shared diagnostic functions; the globs find nothing", checked, len(shared))
+	if checked < 10 || len(shared) == 0 || !adding["clients"] {
+		t.Fatalf("checked %d release files, %d shared diagnostic functions and %d that add diagnostics; the globs find nothing",
+			checked, len(shared), len(adding))
 	}
 }
 
+// calledName is the name of the function or method call calls, "" for a call of a value.
+func calledName(call *ast.CallExpr) string {
+	switch fn := call.Fun.(type) {
+	case *ast.SelectorExpr:
+		return fn.Sel.Name
+	case *ast.Ident:
+		return fn.Name
+	}
+	return ""
+}
+
 // sharedDiagnosticFuncs names the functions of the package's other files that return a
-// diag.Diagnostic.
-func sharedDiagnosticFuncs(t *testing.T, fset *token.FileSet) map[string]bool {
+// diag.Diagnostic (shared), and the functions and methods that take a *diag.Diagnostics to
+// add to (adding).
+func sharedDiagnosticFuncs(t *testing.T, fset *token.FileSet) (shared, adding map[string]bool) {
 	t.Helper()
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]bool{}
+	out, adding := map[string]bool{}, map[string]bool{}
 	for _, name := range files {
 		if strings.HasPrefix(name, "release") || strings.HasSuffix(name, "_test.go") {
 			continue
@@ -101,7 +125,15 @@ func sharedDiagnosticFuncs(t *testing.T, fset *token.FileSet) map[string]bool {
 		}
 		for _, decl := range file.Decls {
 			fn, ok := decl.(*ast.FuncDecl)
-			if !ok || fn.Recv != nil || fn.Type.Results == nil {
+			if !ok {
+				continue
+			}
+			for _, param := range fn.Type.Params.List {
+				if star, ok := param.Type.(*ast.StarExpr); ok && isDiagSelector(star.X, "Diagnostics") {
+					adding[fn.Name.Name] = true
+				}
+			}
+			if fn.Recv != nil || fn.Type.Results == nil {
 				continue
 			}
 			for _, result := range fn.Type.Results.List {
@@ -111,7 +143,17 @@ func sharedDiagnosticFuncs(t *testing.T, fset *token.FileSet) map[string]bool {
 			}
 		}
 	}
-	return out
+	return out, adding
+}
+
+// isDiagSelector reports whether e is diag.<name>.
+func isDiagSelector(e ast.Expr, name string) bool {
+	sel, ok := e.(*ast.SelectorExpr)
+	if !ok || sel.Sel.Name != name {
+		return false
+	}
+	pkg, ok := sel.X.(*ast.Ident)
+	return ok && pkg.Name == "diag"
 }
 
 // containsNode reports whether node is one of exprs.
@@ -147,6 +189,38 @@ func TestReleaseDiagnostics_redactErrors(t *testing.T) {
 		}
 		if !strings.Contains(d.Summary()+d.Detail(), "(sensitive value)") {
 			t.Errorf("%s: the diagnostic does not say a value was hidden: %s: %s", name, d.Summary(), d.Detail())
+		}
+	}
+}
+
+// The provider words how atomic undid a failed revision from helmrelease.Undo: the apply's and
+// the test's diagnostics name the uninstall or the revision rolled back to, and claim nothing
+// when the undo failed, which the error quoted below says.
+func TestReleaseDiagnostics_atomicUndo(t *testing.T) {
+	cause := errors.New("Deployment.apps/web: CrashLoopBackOff")
+	const said = "Because atomic is set"
+	for _, tt := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"install", &helmrelease.OperationError{Operation: "install", Err: cause, Undo: helmrelease.Undo{Action: helmrelease.UndoUninstall}},
+			said + ", the release was uninstalled."},
+		{"upgrade", &helmrelease.OperationError{Operation: "upgrade", Err: cause, Undo: helmrelease.Undo{Action: helmrelease.UndoRollback, Revision: 3}},
+			said + ", the release was rolled back to revision 3."},
+		{"test", &helmrelease.TestError{Err: cause, Undo: helmrelease.Undo{Action: helmrelease.UndoRollback, Revision: 2}},
+			said + ", the release was rolled back to revision 2."},
+		{"undo failed", &helmrelease.OperationError{Operation: "upgrade", Err: cause,
+			Undo: helmrelease.Undo{Action: helmrelease.UndoRollback, Err: errors.New("no earlier successful revision to roll back to")}}, ""},
+		{"not atomic", &helmrelease.TestError{Err: cause}, ""},
+	} {
+		detail := applyDiagnostic(diagnosticsHiding(), "review-1/web", false, tt.err).Detail()
+		first, _, _ := strings.Cut(detail, "\n\n")
+		switch {
+		case tt.want == "" && strings.Contains(first, said):
+			t.Errorf("%s: the diagnostic says the release was undone: %s", tt.name, first)
+		case tt.want != "" && !strings.Contains(first, tt.want):
+			t.Errorf("%s: the diagnostic's sentences are %q, want %q", tt.name, first, tt.want)
 		}
 	}
 }

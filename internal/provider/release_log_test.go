@@ -43,7 +43,7 @@ func TestReleaseLog_helmLogsFromManyGoroutines(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		for range 200 {
-			m.redactorCell().Store(manifest.NewRedactor([]string{password}))
+			m.redactorCell().Store(manifest.NewRedactor([]string{password}, nil, nil))
 		}
 	}()
 	for i := range 64 {

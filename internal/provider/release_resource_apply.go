@@ -190,10 +190,9 @@ func (r *releaseResource) Delete(ctx context.Context, req resource.DeleteRequest
 		return
 	}
 	d := state.diagnostics()
-	var connecting diag.Diagnostics
-	clients := r.data.clients(ctx, "uninstalling release "+state.releaseID(), &connecting)
-	resp.Diagnostics.Append(d.RedactedAll(connecting)...)
-	if clients == nil {
+	clients, err := r.data.connect(ctx)
+	if err != nil {
+		resp.Diagnostics.Append(d.Redacted(connectionDiagnostic(err, "uninstalling release "+state.releaseID())))
 		return
 	}
 	id := state.releaseID()

@@ -35,8 +35,8 @@ func (r *releaseResource) checkRendering(ctx context.Context, m, state *releaseM
 	}
 	opts := validate.Options{Target: target}
 	cluster := planCluster{err: errors.New("the provider has no cluster connection")}
-	if level == planChecksAll && r.data != nil && r.data.conn != nil {
-		if cluster.clients, cluster.err = r.data.conn.Clients(ctx); cluster.err == nil {
+	if level == planChecksAll {
+		if cluster.clients, cluster.err = r.data.connect(ctx); cluster.err == nil {
 			opts.Server = clusterSchemas(ctx, m, cluster.clients, objs)
 		}
 	}

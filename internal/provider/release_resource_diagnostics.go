@@ -101,7 +101,7 @@ func applyDiagnostic(d releaseDiagnostics, id string, creating bool, err error) 
 		return d.Error("Release Test Failed", fmt.Sprintf(
 			"Release %s was applied, but a test hook of its chart failed, and run_tests is set. The message names the hook, its pod "+
 				"and why it failed; see its log with `kubectl logs` while its hook-delete-policy keeps it, fix the release or its test, "+
-				"and apply again.\n\n%s", id, err))
+				"and apply again.%s\n\n%s", id, atomicUndone(tested.Undo), err))
 	case errors.As(err, &mismatch):
 		return planMismatchDiagnostic(d, id, mismatch)
 	case errors.As(err, &changed):
@@ -131,10 +131,23 @@ func applyDiagnostic(d releaseDiagnostics, id string, creating bool, err error) 
 	default:
 		what = "Helm reported the error below."
 	}
-	if errors.As(err, &op) && op.Undo != "" {
-		what += " Because atomic is set, the release was " + op.Undo + "."
+	if errors.As(err, &op) {
+		what += atomicUndone(op.Undo)
 	}
 	return d.Error(summary, fmt.Sprintf("Applying release %s failed. %s\n\n%s", id, what, err))
+}
+
+// atomicUndone is the sentence that says how atomic undid a failed revision, empty when it
+// did not (the error that follows says why an undo failed).
+func atomicUndone(undo helmrelease.Undo) string {
+	switch {
+	case !undo.Done():
+		return ""
+	case undo.Action == helmrelease.UndoUninstall:
+		return " Because atomic is set, the release was uninstalled."
+	default:
+		return fmt.Sprintf(" Because atomic is set, the release was rolled back to revision %d.", undo.Revision)
+	}
 }
 
 func pendingWarning(d releaseDiagnostics, id string, rel *helmv1.Release, recoverPending bool) diag.Diagnostic {

@@ -315,10 +315,9 @@ func addDryRunSkipped(m *releaseModel, fields, why string, diags *diag.Diagnosti
 // object could not be deleted; nothing else has been changed then.
 func (r *releaseResource) replaceImmutable(ctx context.Context, m *releaseModel, env *renderEnv, rendered *release.Rendering, diags *diag.Diagnostics) bool {
 	d := m.diagnostics()
-	var connecting diag.Diagnostics
-	clients := r.data.clients(ctx, "replacing the immutable objects of release "+m.releaseID(), &connecting)
-	diags.Append(d.RedactedAll(connecting)...)
-	if clients == nil {
+	clients, err := r.data.connect(ctx)
+	if err != nil {
+		diags.Append(d.Redacted(connectionDiagnostic(err, "replacing the immutable objects of release "+m.releaseID())))
 		return false
 	}
 	runner, err := kube.NewDryRunner(clients)

@@ -8,9 +8,6 @@ import (
 
 // ci is the GitLab CI job the provider runs in, as the provider was configured.
 func (r *releaseResource) ci() gitlab.CIMetadata {
-	if r.data == nil {
-		return gitlab.CIMetadata{}
-	}
 	return r.data.ci
 }
 

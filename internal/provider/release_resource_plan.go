@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -88,11 +89,7 @@ func (m *releaseModel) releaseInputs(ctx context.Context, env *renderEnv, privat
 func (r *releaseResource) clusterEnvironment(ctx context.Context, m *releaseModel, needCluster bool, diags *diag.Diagnostics) *renderEnv {
 	d := m.diagnostics()
 	env := &renderEnv{isNamespaced: manifest.BuiltinIsNamespaced}
-	pinned := r.data != nil && r.data.kubeVersion != ""
-	var extra []string
-	if r.data != nil {
-		extra = r.data.apiVersions
-	}
+	pinned, extra := r.data.kubeVersion != "", r.data.apiVersions
 	if pinned {
 		env.kubeVersion, env.origin = r.data.kubeVersion, "the provider's kube_version"
 		if len(extra) > 0 {
@@ -102,13 +99,9 @@ func (r *releaseResource) clusterEnvironment(ctx context.Context, m *releaseMode
 	if pinned && !needCluster {
 		return env
 	}
-	if r.data == nil || r.data.conn == nil {
-		diags.Append(d.Error("Provider Not Configured", errNotConfigured.Error()))
-		return nil
-	}
-	clients, err := r.data.conn.Clients(ctx)
+	clients, err := r.data.connect(ctx)
 	if err != nil {
-		if needCluster {
+		if needCluster || errors.Is(err, errNotConfigured) {
 			diags.Append(d.Redacted(connectionDiagnostic(err, "release "+m.releaseID())))
 			return nil
 		}
@@ -216,7 +209,7 @@ func redactorFor(m *releaseModel) *manifest.Redactor {
 func (m *releaseModel) redactorCell() *atomic.Pointer[manifest.Redactor] {
 	if m.redactor == nil {
 		m.redactor = &atomic.Pointer[manifest.Redactor]{}
-		m.redactor.Store(manifest.NewRedactor(m.sensitiveValues()))
+		m.redactor.Store(manifest.NewRedactor(m.sensitiveValues(), nil, nil))
 	}
 	return m.redactor
 }
@@ -275,7 +268,7 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	}
 
 	unknown := plan.unknownRenderInputs()
-	if len(unknown) > 0 || r.data == nil {
+	if len(unknown) > 0 || !r.data.configured() {
 		plan.Manifests = types.MapUnknown(types.StringType)
 		plan.ChartVersion, plan.AppVersion, plan.ChartDigest = types.StringUnknown(), types.StringUnknown(), types.StringUnknown()
 		plan.Revision, plan.Status = types.Int64Unknown(), types.StringValue(string(rcommon.StatusDeployed))

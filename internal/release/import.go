@@ -47,7 +47,7 @@ func (r *Request) importRedactor(ctx context.Context, rel *helmv1.Release, rec *
 	redacted, err := chart.RedactRecorded(ctx, &chart.Loaded{Chart: ch}, rel.Config, options, helmrelease.Applied(rel), redaction)
 	if err != nil {
 		// The message may quote a value: only what the given values are is hidden in it.
-		return fallback(&EveryStringHidden{Reason: "rendering the recorded chart with other values failed", Err: manifest.NewRedactor(inputs).String(err.Error())})
+		return fallback(&EveryStringHidden{Reason: "rendering the recorded chart with other values failed", Err: manifest.NewRedactor(inputs, nil, nil).String(err.Error())})
 	}
 	digests, err := redacted.ObjectDigests(rec.Key, redaction)
 	if err != nil {
@@ -65,7 +65,7 @@ func (r *Request) everyStringRedactor(rel *helmv1.Release, inputs []string, rec 
 	if err != nil {
 		objs = nil // the given values alone are hidden, and the digests stay unknown
 	}
-	redactor := manifest.NewKeyedRedactor(inputs, rec.Key, manifest.EveryString(rec.Key, objs))
+	redactor := manifest.NewRedactor(inputs, rec.Key, manifest.EveryString(rec.Key, objs))
 	if objs != nil {
 		if digests, err := redactor.ObjectDigests(objs, r.Namespace, r.Capabilities.IsNamespaced, rec.Key); err == nil {
 			rec.Digests, rec.Conservative = digests, true

@@ -53,7 +53,7 @@ func (r *Request) Plan(ctx context.Context, recorded *Recorded, onlyIgnoredDiffe
 		if err != nil {
 			return nil, err
 		}
-		same.KeepUnchanged(recorded.Manifests, r.RedactionRecord)
+		r.keepUnchanged(same, recorded.Manifests)
 		unchanged := recorded.Shows(same.Manifests) || (onlyIgnoredDiffer != nil && onlyIgnoredDiffer(same.Manifests))
 		if unchanged && same.Loaded.Version == recorded.ChartVersion {
 			return &Plan{Unchanged: true, Rendering: same}, nil
@@ -65,7 +65,7 @@ func (r *Request) Plan(ctx context.Context, recorded *Recorded, onlyIgnoredDiffe
 	if err != nil {
 		return nil, err
 	}
-	rendering.KeepUnchanged(recorded.manifests(), r.RedactionRecord)
+	r.keepUnchanged(rendering, recorded.manifests())
 	return &Plan{Rendering: rendering}, nil
 }
 
@@ -122,7 +122,7 @@ func (r *Request) Apply(ctx context.Context, recorded *Recorded) (*Apply, error)
 		return nil, err
 	}
 	stream := rendering.Manifests
-	rendering.KeepUnchanged(recorded.manifests(), r.RedactionRecord)
+	r.keepUnchanged(rendering, recorded.manifests())
 	return &Apply{Next: next, Rendering: rendering, Stream: stream}, nil
 }
 

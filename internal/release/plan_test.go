@@ -26,7 +26,7 @@ func webInputs(set map[string]string) Inputs {
 		Chart:           chart.Source{Chart: chartserver.FixtureChart("web")},
 		Values:          values,
 		Capabilities:    Capabilities{IsNamespaced: manifest.BuiltinIsNamespaced},
-		Redactor:        manifest.NewRedactor(values.SensitiveInputs()),
+		Redactor:        manifest.NewRedactor(values.SensitiveInputs(), nil, nil),
 		RedactionRecord: manifest.RedactionRecord{Key: []byte("0123456789abcdef0123456789abcdef")},
 	}
 }
@@ -134,5 +134,41 @@ func TestRequest_apply(t *testing.T) {
 	}
 	if !strings.Contains(req.Redactor.String("password="+testPassword), "sensitive value") {
 		t.Errorf("the request's redactor does not hide the password once rendered")
+	}
+}
+
+// A plan of a release whose import is not refreshed yet (Inputs.Imported) keeps its
+// conservative manifests while nothing changes, as one whose record says so does; without
+// either, a value hidden by the import is a change.
+func TestRequest_planKeepsAnImportsManifests(t *testing.T) {
+	first := planned(t, Prepare(context.Background(), nil, webInputs(nil)), nil).Rendering
+	key := webInputs(nil).RedactionRecord.Key
+	digests, err := first.Redacted.ObjectDigests(key, first.RedactionOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conservative := maps.Clone(first.Manifests)
+	shown := conservative["ConfigMap/web"]
+	if !strings.Contains(shown, "greeting: hello") {
+		t.Fatalf("ConfigMap/web = %s, want the greeting", shown)
+	}
+	conservative["ConfigMap/web"] = strings.Replace(shown, "greeting: hello", "greeting: (sensitive value)", 1)
+	recorded := deployedAs(conservative, 1)
+	for _, tt := range []struct {
+		name                   string
+		imported, conservative bool
+		want                   bool
+	}{
+		{"imported, not refreshed", true, false, true},
+		{"conservative record", false, true, true},
+		{"neither", false, false, false},
+	} {
+		in := webInputs(nil)
+		in.Imported = tt.imported
+		in.RedactionRecord.Digests, in.RedactionRecord.Conservative = digests, tt.conservative
+		p := planned(t, Prepare(context.Background(), nil, in), recorded)
+		if p.Unchanged != tt.want {
+			t.Errorf("%s: plan unchanged = %v, want %v", tt.name, p.Unchanged, tt.want)
+		}
 	}
 }

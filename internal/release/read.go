@@ -66,7 +66,7 @@ type EveryStringHidden struct {
 // Read refreshes the release from the cluster over recorded (what the state holds): its last
 // revision from the history the request read, and its manifests from the live objects,
 // projected onto the fields the chart sets. A release without a key gets one, and an imported
-// one (Inputs.Imported, or a record that says its manifests are conservative) is redacted
+// one (Inputs.importedManifests) is redacted
 // conservatively, as which inputs are sensitive is not known without its configuration.
 func (r *Request) Read(ctx context.Context, recorded *Recorded) (*Refreshed, error) {
 	last, err := r.History.Last(r.Namespace, r.Name)
@@ -82,13 +82,12 @@ func (r *Request) Read(ctx context.Context, recorded *Recorded) (*Refreshed, err
 	if rec.Key == nil || rec.Conservative {
 		// An imported release's manifests stay conservative, redacted the same way at each
 		// refresh, until a change writes them as the configuration redacts them.
-		isImport := rec.Conservative || r.Imported
 		if rec.Key == nil {
 			if rec.Key, err = manifest.NewRedactionKey(); err != nil {
 				return nil, &ReadError{Step: ReadKey, Revision: last.Version, Err: err}
 			}
 		}
-		if isImport {
+		if r.importedManifests() {
 			imported, out.EveryStringHidden = r.importRedactor(ctx, last, rec)
 		}
 		out.RecordChanged = true
@@ -156,7 +155,7 @@ func (r *Request) liveManifests(ctx context.Context, last *helmv1.Release, recor
 		// Imported: no earlier plan recorded the release's hooks and CRDs, so take them as Helm
 		// recorded them; otherwise the first plan would add them and upgrade for nothing.
 		if imported == nil {
-			imported = manifest.NewKeyedRedactor(r.sensitiveValues(), rec.Key, nil)
+			imported = manifest.NewRedactor(r.sensitiveValues(), rec.Key, nil)
 		}
 		if extras, err = recordedHooksAndCRDs(last, r.Namespace, imported, isNamespaced); err != nil {
 			return nil, failed(ReadManifests, err)
@@ -188,7 +187,7 @@ func (r *Request) sensitiveValues() []string {
 // release's) are compared without sensitive values too.
 func (r *Request) liveRedactor(desired []manifest.Object, recorded *Recorded, rec manifest.RedactionRecord) *manifest.Redactor {
 	sensitive := r.sensitiveValues()
-	plain := manifest.NewKeyedRedactor(sensitive, rec.Key, nil)
+	plain := manifest.NewRedactor(sensitive, rec.Key, nil)
 	if !rec.Conservative && len(r.Values.SetSensitive) == 0 && len(r.Values.SensitiveDocuments) == 0 {
 		return plain
 	}
@@ -218,7 +217,7 @@ func (r *Request) liveRedactor(desired []manifest.Object, recorded *Recorded, re
 	if err != nil {
 		return plain
 	}
-	return manifest.NewKeyedRedactor(sensitive, rec.Key, derived)
+	return manifest.NewRedactor(sensitive, rec.Key, derived)
 }
 
 // recordedHooksAndCRDs returns the manifests of the release's hooks and of its chart's CRDs as

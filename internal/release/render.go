@@ -163,7 +163,7 @@ type Rendering struct {
 	// Generated are the keys of the objects holding values the chart generated afresh.
 	Generated []string
 	// Conservative says that Manifests are an imported release's, redacted conservatively,
-	// kept as nothing changed (see KeepUnchanged).
+	// kept as nothing changed (see Inputs.importedManifests).
 	Conservative bool
 }
 
@@ -232,27 +232,36 @@ func generatedKeys(rendered *chart.Rendered, namespace string, isNamespaced func
 	return slices.Sorted(maps.Keys(keys))
 }
 
-// KeepUnchanged makes the manifests of r what a plan over previous (a state's manifests)
-// shows: an object that did not change since previous was written keeps its manifest there,
-// whose markers may have been written before the release had its key (see
-// manifest.KeepUnchanged), and an imported release keeps its conservative manifests while
-// nothing changes. rec is the release's stored redaction record.
-func (r *Rendering) KeepUnchanged(previous map[string]string, rec manifest.RedactionRecord) {
+// importedManifests reports whether the release's manifests are an import's, redacted
+// conservatively as which inputs are sensitive is not known without the configuration: its
+// import said so and no refresh has read it since (Imported), or its redaction record says
+// so, which it does until a change writes them as the configuration redacts them.
+func (in Inputs) importedManifests() bool {
+	return in.Imported || in.RedactionRecord.Conservative
+}
+
+// keepUnchanged makes the manifests of rendering what a plan over previous (a state's
+// manifests) shows: an object that did not change since previous was written keeps its
+// manifest there, whose markers may have been written before the release had its key (see
+// manifest.KeepUnchanged), and an imported release (importedManifests) keeps its conservative
+// manifests while nothing changes.
+func (r *Request) keepUnchanged(rendering *Rendering, previous map[string]string) {
 	if len(previous) == 0 {
 		return
 	}
+	rec := r.RedactionRecord
 	var digests map[string]string
 	if rec.Key != nil && len(rec.Digests) > 0 {
-		digests, _ = r.Redacted.ObjectDigests(rec.Key, r.RedactionOptions)
+		digests, _ = rendering.Redacted.ObjectDigests(rec.Key, rendering.RedactionOptions)
 	}
-	if rec.Conservative {
+	if r.importedManifests() {
 		// The first change shows every object as this rendering redacts it.
-		kept := manifest.KeepConservative(r.Manifests, previous, digests, rec.Digests)
-		r.Conservative = !maps.Equal(kept, r.Manifests)
-		r.Manifests = kept
+		kept := manifest.KeepConservative(rendering.Manifests, previous, digests, rec.Digests)
+		rendering.Conservative = !maps.Equal(kept, rendering.Manifests)
+		rendering.Manifests = kept
 		return
 	}
-	r.Manifests = manifest.KeepUnchanged(r.Manifests, previous, digests, rec.Digests)
+	rendering.Manifests = manifest.KeepUnchanged(rendering.Manifests, previous, digests, rec.Digests)
 }
 
 // Drawn returns the Generated record of r drawn from seed: the traces of its drawn values and
