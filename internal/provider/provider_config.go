@@ -221,8 +221,8 @@ func (p *gitlabk8sProvider) Configure(ctx context.Context, req provider.Configur
 		UserAgent:            "terraform-provider-gitlabk8s/" + p.version,
 		// A request repeated after a dropped connection or a busy API server shows in the log
 		// with what failed; Helm's requests carry no context of ours, so the provider's is used.
-		OnRetry: func(r kube.Retry) { tflog.Warn(ctx, r.String()) },
-		CacheDir:             p.cacheDir(),
+		OnRetry:  func(r kube.Retry) { tflog.Warn(ctx, r.String()) },
+		CacheDir: p.cacheDir(),
 	}
 	if !cfg.Insecure.IsNull() {
 		opts.Insecure = cfg.Insecure.ValueBool()
