@@ -71,12 +71,18 @@ func (e *releaseTestEnv) notPending(t *testing.T) {
 	}
 }
 
-// A tunnel that drops every open connection every 2 s during the install, the upgrade and the
+// A tunnel 20 ms away each way that drops every open connection every 2 s during the install, the upgrade and the
 // destroy of a release of 100 objects: each succeeds, or its second run converges, no revision is
 // left pending, the next plan is empty, and the provider says what it retried.
 func TestAccRelease_tunnelResetsEveryTwoSeconds(t *testing.T) {
 	e := testAccRelease(t)
 	proxy := e.behindTunnel(t)
+	// The tunnel's far end is 20 ms away each way, as a GitLab agent's is: requests are in
+	// flight most of the time, so the resets break requests and not only idle connections,
+	// which Go's transport would reopen without a word on a fast loopback.
+	if err := proxy.Delay(20 * time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
 	cli := newTerraformCLI(t, suiteCLI(t))
 	stop := proxy.ResetEvery(context.Background(), 2*time.Second)
 	t.Cleanup(func() { _ = stop() })

@@ -68,7 +68,7 @@ func (p *Proxy) Resets() int {
 // as a tunnel does while its agent reconnects; then data flows again, nothing lost.
 func (p *Proxy) Stall(ctx context.Context, d time.Duration) error {
 	for _, stream := range []string{"upstream", "downstream"} {
-		if err := p.addLatency(stream, d); err != nil {
+		if err := p.addLatency("stall_"+stream, stream, d); err != nil {
 			return err
 		}
 	}
@@ -84,9 +84,21 @@ func (p *Proxy) Stall(ctx context.Context, d time.Duration) error {
 	return nil
 }
 
-func (p *Proxy) addLatency(stream string, d time.Duration) error {
+// Delay adds d to every byte's way in each direction from now on, so a round trip takes at
+// least twice d, as through a tunnel whose far end is tens of milliseconds away. Requests are
+// then in flight most of the time, and a reset breaks them instead of idle connections.
+func (p *Proxy) Delay(d time.Duration) error {
+	for _, stream := range []string{"upstream", "downstream"} {
+		if err := p.addLatency("delay_"+stream, stream, d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *Proxy) addLatency(name, stream string, d time.Duration) error {
 	body, err := json.Marshal(map[string]any{
-		"name":       "stall_" + stream,
+		"name":       name,
 		"type":       "latency",
 		"stream":     stream,
 		"toxicity":   1.0,
@@ -96,7 +108,7 @@ func (p *Proxy) addLatency(stream string, d time.Duration) error {
 		return err
 	}
 	if _, err := p.proxy.Toxics.AddToxicJson(bytes.NewReader(body)); err != nil {
-		return fmt.Errorf("stall %s: %w", stream, err)
+		return fmt.Errorf("add %s: %w", name, err)
 	}
 	return nil
 }

@@ -126,6 +126,28 @@ func TestProxy_stallHoldsDataUntilItEnds(t *testing.T) {
 	}
 }
 
+func TestProxy_delayHoldsEveryRoundTrip(t *testing.T) {
+	up, _ := upstream(t)
+	p := startProxy(t, up)
+	client := &http.Client{Transport: &http.Transport{}}
+	if _, err := get(client, p.Addr(), "/"); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Delay(150 * time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		start := time.Now()
+		body, err := get(client, p.Addr(), "/")
+		if err != nil || body != "ok" {
+			t.Fatalf("got %q, %v; want ok", body, err)
+		}
+		if took := time.Since(start); took < 300*time.Millisecond {
+			t.Fatalf("a round trip took %s behind a 150ms delay each way; want at least 300ms", took)
+		}
+	}
+}
+
 func TestProxy_resetEveryRunsOnSchedule(t *testing.T) {
 	up, _ := upstream(t)
 	p := startProxy(t, up)
