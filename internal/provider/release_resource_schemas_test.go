@@ -55,14 +55,7 @@ func TestAccRelease_checksAgainstTheClusterSchema(t *testing.T) {
 // removes it when the test ends, and waits until the API server publishes its OpenAPI schema.
 func installPartDefinition(t *testing.T, e *releaseTestEnv, group string) {
 	t.Helper()
-	cfg, err := e.cluster.RESTConfig(testcluster.AdminContext)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dc, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	crds := definitionClient(t, e)
 	crd := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "apiextensions.k8s.io/v1",
 		"kind":       "CustomResourceDefinition",
@@ -82,14 +75,13 @@ func installPartDefinition(t *testing.T, e *releaseTestEnv, group string) {
 			}},
 		},
 	}}
-	crds := dc.Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
 	ctx := context.Background()
 	if _, err := crds.Create(ctx, crd, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = crds.Delete(context.Background(), crd.GetName(), metav1.DeleteOptions{}) })
 	path := "apis/" + group + "/v1"
-	err = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
 		index, err := e.kube.Discovery().RESTClient().Get().AbsPath("/openapi/v3").DoRaw(ctx)
 		return err == nil && strings.Contains(string(index), `"`+path+`"`), nil
 	})
@@ -186,4 +178,18 @@ func TestClusterSchemas_failuresLogConcurrently(t *testing.T) {
 	if got := clusterSchemas(context.Background(), m, lister, nil); len(got) != 0 {
 		t.Errorf("clusterSchemas = %v, want none", got)
 	}
+}
+
+// definitionClient is the admin's client of CustomResourceDefinitions.
+func definitionClient(t *testing.T, e *releaseTestEnv) dynamic.ResourceInterface {
+	t.Helper()
+	cfg, err := e.cluster.RESTConfig(testcluster.AdminContext)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dc, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dc.Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
 }
