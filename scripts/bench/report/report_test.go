@@ -345,3 +345,18 @@ func TestParseResults_countsOnlyWhenCounted(t *testing.T) {
 		t.Error("requests that are not a number were accepted")
 	}
 }
+
+// The tunnel table has a row for the plan whose cache folder an earlier plan filled, with its
+// requests and bytes, so the cache's saving reads off the table.
+func TestWriteTunnelTable_warmCacheRow(t *testing.T) {
+	res, err := parseResults(strings.NewReader(counted("10", "tunnel_plan_change", [3]string{"3.9", "23", "2550000"}) +
+		counted("10", "tunnel_plan_change_warm", [3]string{"2.8", "19", "100000"})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	writeTunnelTable(&buf, res, meta{values: map[string]string{"tunnel": "1"}}, []int{10})
+	if got := buf.String(); !strings.Contains(got, "with the cache folder the plan before it filled (`GITLABK8S_CACHE_DIR` kept in a CI job's cache) | 2.80 · 19 · 100 kB |") {
+		t.Errorf("the tunnel table has no warm-cache row with its figures:\n%s", got)
+	}
+}

@@ -20,6 +20,7 @@ const (
 	loopbackLargestSize     = 1000
 	tunnelPlanChange        = "tunnel_plan_change"
 	tunnelPlanNoChange      = "tunnel_plan_nochange"
+	tunnelPlanChangeWarm    = "tunnel_plan_change_warm"
 	tunnelHelmDiffChange    = "tunnel_helm_diff_change"
 	tunnelHelmDiffNoChange  = "tunnel_helm_diff_nochange"
 	loopbackPlanChange      = "plan_change"
@@ -97,6 +98,7 @@ func ownCostTarget(res *results) targetResult {
 var tunnelRows = []metricRow{
 	{tunnelPlanNoChange, "`terraform plan`, no change"},
 	{tunnelPlanChange, "`terraform plan`, one changed value"},
+	{tunnelPlanChangeWarm, "`terraform plan`, one changed value, with the cache folder the plan before it filled (`GITLABK8S_CACHE_DIR` kept in a CI job's cache)"},
 	{tunnelHelmDiffNoChange, "`helm template \\| kubectl diff --server-side`, no change"},
 	{tunnelHelmDiffChange, "`helm template \\| kubectl diff --server-side`, one change"},
 }
