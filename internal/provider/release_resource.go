@@ -99,6 +99,9 @@ type releaseModel struct {
 	PlanChecks            types.String `tfsdk:"plan_checks"`
 	IgnoreDifferences     types.List   `tfsdk:"ignore_differences"`
 	Patches               types.List   `tfsdk:"patches"`
+	CRDsFrom              types.List   `tfsdk:"crds_from"`
+	CRDs                  types.List   `tfsdk:"crds"`
+	CRDPolicy             types.String `tfsdk:"crd_policy"`
 	Manifests             types.Map    `tfsdk:"manifests"`
 	Revision              types.Int64  `tfsdk:"revision"`
 	Status                types.String `tfsdk:"status"`
@@ -323,6 +326,9 @@ func (r *releaseResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 			},
 			"ignore_differences": ignoreDifferencesAttribute(),
 			"patches":            patchesAttribute(),
+			"crds_from":          crdsFromAttribute(),
+			"crds":               crdsAttribute(),
+			"crd_policy":         crdPolicyAttribute(),
 			"manifests": schema.MapAttribute{
 				Computed:    true,
 				ElementType: types.StringType,
@@ -416,7 +422,7 @@ func (r *releaseResource) ImportState(ctx context.Context, req resource.ImportSt
 		"id": req.ID, "name": name, "namespace": namespace,
 		"atomic": defaultReleaseAtomic, "wait": defaultReleaseWait, "timeout": defaultReleaseTimeout,
 		"max_history": int64(defaultReleaseMaxHistory), "recover_pending": defaultRecoverPending, "plain_http": false, "run_tests": false,
-		"cascade": defaultReleaseCascade, "force_replace": false, "plan_checks": planChecksAll, "dependency_update": false,
+		"cascade": defaultReleaseCascade, "force_replace": false, "crd_policy": crdPolicyCreate, "plan_checks": planChecksAll, "dependency_update": false,
 		"insecure_skip_tls_verify": false,
 	} {
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(attr), value)...)

@@ -36,7 +36,7 @@ func (r *releaseResource) Create(ctx context.Context, req resource.CreateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	plan.URLs = urlsOf(plan.Manifests)
+	plan.setFromManifests()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -50,7 +50,7 @@ func (r *releaseResource) Update(ctx context.Context, req resource.UpdateRequest
 	if !needsUpgrade(&plan, &state) {
 		// Only settings changed; what runs in the cluster stays as it is.
 		plan.Revision, plan.Status = state.Revision, state.Status
-		plan.URLs = urlsOf(plan.Manifests)
+		plan.setFromManifests()
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		return
 	}
@@ -58,7 +58,7 @@ func (r *releaseResource) Update(ctx context.Context, req resource.UpdateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	plan.URLs = urlsOf(plan.Manifests)
+	plan.setFromManifests()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -118,6 +118,9 @@ func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, 
 				return rendered.Redacted.PostRenderedManifests(objs, rendered.RedactionOptions)
 			},
 		},
+	}
+	if !r.waitForDefinitions(ctx, plan, diags) || !r.replaceDefinitions(ctx, plan, rendered, diags) {
+		return
 	}
 	if !creating && plan.ForceReplace.ValueBool() && !r.replaceImmutable(ctx, plan, env, rendered, diags) {
 		return

@@ -48,6 +48,7 @@ func (r *releaseResource) renderEnvironment(ctx context.Context, m *releaseModel
 	if env == nil {
 		return nil
 	}
+	env.apiVersions = withDefinedAPIVersions(env.apiVersions, chart.DefaultAPIVersions, m.definitions())
 	in, ok := m.releaseInputs(ctx, env, private, diags)
 	if !ok {
 		return nil
@@ -238,6 +239,9 @@ func (m *releaseModel) unknownRenderInputs() []string {
 	if hasUnknownValue(m.Patches) {
 		unknown = append(unknown, "patches")
 	}
+	if hasUnknownValue(m.CRDsFrom) {
+		unknown = append(unknown, "crds_from")
+	}
 	for name, v := range map[string]attr.Value{"values": m.Values, "set": m.Set, "set_sensitive": m.SetSensitive, "values_sensitive": m.ValuesSensitive} {
 		if v.IsUnknown() || slices.ContainsFunc(collections[name], attr.Value.IsUnknown) {
 			unknown = append(unknown, name)
@@ -278,7 +282,7 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 					"every input is known. To see them in the plan, make these inputs known at plan time (for example, avoid values computed "+
 					"by resources that do not exist yet).", plan.releaseID(), strings.Join(unknown, ", "), pluralVerb(len(unknown)))))
 		}
-		plan.URLs = urlsOf(plan.Manifests)
+		plan.setFromManifests()
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
@@ -305,7 +309,7 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	plan.ChartDigest = types.StringValue(first.Loaded.Digest)
 	if planned.Unchanged {
 		plan.Manifests, plan.Revision, plan.Status = state.Manifests, state.Revision, state.Status
-		plan.URLs = urlsOf(plan.Manifests)
+		plan.setFromManifests()
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
@@ -323,7 +327,7 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	} else {
 		plan.Revision, plan.Status = state.Revision, state.Status
 	}
-	plan.URLs = urlsOf(plan.Manifests)
+	plan.setFromManifests()
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
