@@ -109,6 +109,7 @@ func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, 
 		Labels:         gitlab.LedgerLabels(r.ci()),
 		RecoverPending: plan.RecoverPending.ValueBool(),
 		RunTests:       plan.RunTests.ValueBool(),
+		TakeOwnership:  plan.TakeOwnership.ValueBool(),
 		LeaveToOthers:  leaveToOthers(plan.ignoreRules(ctx)),
 		PostRenderer: &helmrelease.PlanCheck{
 			Planned: applying.Stream,
