@@ -224,3 +224,13 @@ func tlsErrorKind(err error) TLSErrorKind {
 	}
 	return 0
 }
+
+// mustFreeze freezes l to files without patches.
+func mustFreeze(t *testing.T, l *Loaded, files map[string]string) *Loaded {
+	t.Helper()
+	frozen, err := Freeze(l, files, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return frozen
+}
