@@ -54,7 +54,7 @@ func TestAccRelease_runTestsFailWithTheLogTailRedacted(t *testing.T) {
 	e := testAccRelease(t)
 	runFailing(t, releaseConfig("tst", e.namespace, chartserver.FixtureChart("patchable"),
 		"  run_tests = true\n  set = { failTest = true }\n  set_sensitive = { smokeToken = \"boom\" }"),
-		"Release Test Failed", "log of pod tst-smoke-", "container smoke unavailable", "its termination message:", "panic: (sensitive value)")
+		"Release Test Failed", "log of pod tst-smoke-", "container smoke unavailable", "its termination message:", "panic: (sensitive value")
 }
 
 // With atomic, a failing test rolls the upgrade back to the revision before it.
