@@ -43,7 +43,8 @@ func TestRequest_planTakesOverOnlyWhenAllowed(t *testing.T) {
 		t.Fatalf("apply without take_ownership = %v, want ExistsError", err)
 	}
 	in := webInputs(map[string]string{"config.greeting": "from-terraform"})
-	in.TakeOwnership = true
+	// A release to create has no key for its markers yet.
+	in.TakeOwnership, in.RedactionRecord = true, manifest.RedactionRecord{}
 	p := planned(t, Prepare(context.Background(), cluster, in), nil)
 	if !p.Next.Adopt || p.Next.Last.Version != 1 || p.Rendering.Options.Revision != 2 || !p.Rendering.Options.IsUpgrade {
 		t.Fatalf("plan with take_ownership = %+v, revision %d; want to adopt revision 1 with an upgrade to 2", p.Next, p.Rendering.Options.Revision)
