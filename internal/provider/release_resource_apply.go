@@ -88,7 +88,11 @@ func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, 
 		return
 	}
 	planned := rendered.Manifests
-	frozen := chart.Freeze(rendered.Loaded, rendered.Rendered.Files)
+	frozen, err := chart.Freeze(rendered.Loaded, rendered.Rendered.Files, env.request.Patches)
+	if err != nil {
+		diags.Append(d.Error("Unable to Apply Release", fmt.Sprintf("The chart of release %s could not be prepared for Helm.\n\n%v", id, err)))
+		return
+	}
 	caps, err := chart.Capabilities(rendered.Options)
 	if err != nil {
 		diags.Append(d.Error("Unable to Apply Release", fmt.Sprintf("The capabilities of release %s could not be built.\n\n%v", id, err)))
@@ -109,6 +113,7 @@ func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, 
 		Labels:         gitlab.LedgerLabels(r.ci()),
 		RecoverPending: plan.RecoverPending.ValueBool(),
 		RunTests:       plan.RunTests.ValueBool(),
+		TakeOwnership:  plan.TakeOwnership.ValueBool(),
 		LeaveToOthers:  leaveToOthers(plan.ignoreRules(ctx)),
 		PostRenderer: &helmrelease.PlanCheck{
 			Planned: applying.Stream,

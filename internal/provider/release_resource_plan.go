@@ -77,6 +77,7 @@ func (m *releaseModel) releaseInputs(ctx context.Context, env *renderEnv, privat
 		Imported:        wasImported(ctx, private),
 		Ignore:          m.ignoreRules(ctx),
 		Patches:         m.patches(ctx),
+		TakeOwnership:   m.TakeOwnership.ValueBool(),
 	}
 	diags.Append(m.Values.ElementsAs(ctx, &in.Values.Documents, false)...)
 	diags.Append(m.Set.ElementsAs(ctx, &in.Values.Set, false)...)
@@ -300,7 +301,7 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	planned, err := env.request.Plan(ctx, recordedOf(state), onlyIgnoredDiffer)
 	plan.redactorCell().Store(env.request.Redactor)
 	if err != nil {
-		resp.Diagnostics.Append(renderDiagnostic(&plan, err))
+		resp.Diagnostics.Append(planRefusedDiagnostic(&plan, err))
 		return
 	}
 	first := planned.Rendering
@@ -322,6 +323,9 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	resp.Diagnostics.Append(converted...)
 	plan.Manifests = manifests
 	generatedValuesWarning(&plan, first, &resp.Diagnostics)
+	if planned.Next.Adopt {
+		resp.Diagnostics.Append(takeOverWarning(&plan, planned))
+	}
 	if state == nil || needsUpgrade(&plan, state) {
 		plan.Revision, plan.Status = types.Int64Unknown(), types.StringValue(string(rcommon.StatusDeployed))
 	} else {
