@@ -91,10 +91,9 @@ func (r *releaseResource) replaceDefinitions(ctx context.Context, m *releaseMode
 		return true
 	}
 	d := m.diagnostics()
-	var connecting diag.Diagnostics
-	clients := r.data.clients(ctx, "applying the CustomResourceDefinitions of release "+m.releaseID(), &connecting)
-	diags.Append(d.RedactedAll(connecting)...)
-	if clients == nil {
+	clients, err := r.data.connect(ctx)
+	if err != nil {
+		diags.Append(d.Redacted(connectionDiagnostic(err, "applying the CustomResourceDefinitions of release "+m.releaseID())))
 		return false
 	}
 	names := make([]string, 0, len(crds))

@@ -184,10 +184,9 @@ func (r *releaseResource) waitForDefinitions(ctx context.Context, m *releaseMode
 		return true
 	}
 	d := m.diagnostics()
-	var connecting diag.Diagnostics
-	clients := r.data.clients(ctx, "waiting for the CustomResourceDefinitions of release "+m.releaseID(), &connecting)
-	diags.Append(d.RedactedAll(connecting)...)
-	if clients == nil {
+	clients, err := r.data.connect(ctx)
+	if err != nil {
+		diags.Append(d.Redacted(connectionDiagnostic(err, "waiting for the CustomResourceDefinitions of release "+m.releaseID())))
 		return false
 	}
 	names := make([]string, 0, len(defs))
@@ -196,7 +195,7 @@ func (r *releaseResource) waitForDefinitions(ctx context.Context, m *releaseMode
 	}
 	ctx, cancel := context.WithTimeout(ctx, m.timeoutDuration())
 	defer cancel()
-	err := clients.WaitEstablished(ctx, names)
+	err = clients.WaitEstablished(ctx, names)
 	if err == nil {
 		return true
 	}
