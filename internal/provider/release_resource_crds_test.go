@@ -256,7 +256,9 @@ func (g *gizmoCharts) liveGizmoVersions(versions ...string) resource.TestCheckFu
 }
 
 // Under create_replace, a new version of the operator's definition shows in its plan, is applied
-// before the upgrade, and the plan after it is empty; a definition that drops the version the
+// before the upgrade, and the plan after it is empty; the app moves to the new version in the
+// same change, its custom resource checked against the new definition in crds_from (one the
+// schema refuses fails the plan); a definition that drops the version the
 // cluster stores objects in is refused by the plan, naming it.
 func TestAccRelease_crdPolicyReplacesDefinitions(t *testing.T) {
 	e := testAccRelease(t)
@@ -266,27 +268,35 @@ func TestAccRelease_crdPolicyReplacesDefinitions(t *testing.T) {
 		return g.writeChart(t, "operator", map[string]string{"crds/gizmos.yaml": gizmoDefinition(versions...)})
 	}
 	bumped, dropped := withDefinition("v1", "v2"), withDefinition("v2")
-	config := func(operator string) string {
-		return g.releasesOf(operator, fmt.Sprintf("%q", e.namespace), `  crd_policy = "create_replace"`, "")
+	config := func(operator, appBody string) string {
+		return g.releasesOf(operator, fmt.Sprintf("%q", e.namespace), `  crd_policy = "create_replace"`, appBody)
 	}
 	first := g.operator
+	const onV2 = `  set = { gizmoVersion = "v2" }`
 	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
-			{Config: config(first), Check: g.liveGizmoVersions("v1")},
+			{Config: config(first, ""), Check: g.liveGizmoVersions("v1")},
 			{
-				Config: config(bumped),
+				// The cluster serves only v1 at plan time: the app's v2 Gizmo is checked against
+				// the bumped definition in crds_from.
+				Config:      config(bumped, `  set = { gizmoVersion = "v2", size = "50" }`),
+				ExpectError: wrappedPattern(`(?s)Invalid Object Fields.*Gizmo\.` + strings.ReplaceAll(g.group, ".", `\.`) + `/app.*in crds_from.*\.spec\.size: Invalid value.*less than or equal to 10`),
+			},
+			{
+				Config: config(bumped, onV2),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction("gitlabk8s_release.operator", plancheck.ResourceActionUpdate),
 						plancheck.ExpectKnownValue("gitlabk8s_release.operator", tfjsonpathManifest(crdKey), knownStringContaining("name: v2")),
+						plancheck.ExpectKnownValue("gitlabk8s_release.app", tfjsonpathManifest("Gizmo."+g.group+"/app"), knownStringContaining("/v2")),
 					},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				Check: resource.ComposeTestCheckFunc(g.liveGizmoVersions("v1", "v2"), g.gizmoIs(func(*terraform.State) string { return e.namespace }, 3)),
 			},
 			{
-				Config:      config(dropped),
+				Config:      config(dropped, onV2),
 				ExpectError: wrappedPattern(`(?s)Stored Version Dropped.*gizmos\.` + strings.ReplaceAll(g.group, ".", `\.`) + ` no longer lists v1`),
 			},
 		},
