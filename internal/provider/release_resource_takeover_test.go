@@ -3,6 +3,9 @@ package provider
 import (
 	"context"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -96,15 +99,26 @@ func TestAccRelease_takeOverAHelmInstalledRelease(t *testing.T) {
 	})
 }
 
-// Objects created with kubectl (no Helm ownership metadata) are adopted by the install, as
-// Helm's --take-ownership does: they get the release's annotations and the chart's content,
-// the replan is empty, and the destroy deletes them.
-func TestAccRelease_takeOwnershipAdoptsObjectsWithoutOwner(t *testing.T) {
-	e := testAccRelease(t)
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Data: map[string]string{"greeting": "from-kubectl", "extra": "x"}}
-	if _, err := e.kube.CoreV1().ConfigMaps(e.namespace).Create(context.Background(), cm, metav1.CreateOptions{FieldManager: "kubectl-client-side-apply"}); err != nil {
+// kubectlApply applies manifest in the test's namespace with the kubectl CLI, as a user would.
+func (e *releaseTestEnv) kubectlApply(t *testing.T, manifest string) {
+	t.Helper()
+	c := testAccCluster(t)
+	file := filepath.Join(t.TempDir(), "objects.yaml")
+	if err := os.WriteFile(file, []byte(manifest), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	cmd := exec.Command(c.KubectlPath, "--kubeconfig", c.Kubeconfig, "--context", c.AdminContext, "--namespace", e.namespace, "apply", "-f", file)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("kubectl apply: %v\n%s", err, out)
+	}
+}
+
+// Objects created with kubectl apply (no Helm ownership metadata) are adopted by the install,
+// as Helm's --take-ownership does: they get the release's annotations and the chart's content,
+// a field the chart does not set stays, the replan is empty, and the destroy deletes them.
+func TestAccRelease_takeOwnershipAdoptsObjectsWithoutOwner(t *testing.T) {
+	e := testAccRelease(t)
+	e.kubectlApply(t, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\ndata:\n  greeting: from-kubectl\n  extra: x\n")
 	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             e.nothingLeft(t),
@@ -112,7 +126,16 @@ func TestAccRelease_takeOwnershipAdoptsObjectsWithoutOwner(t *testing.T) {
 			{
 				Config:            e.takingOver(true, "from-terraform"),
 				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue(webAddress, tfjsonpath.New("revision"), knownvalue.Int64Exact(1))},
-				Check:             e.configMapGreeting("from-terraform"),
+				Check: resource.ComposeAggregateTestCheckFunc(e.configMapGreeting("from-terraform"), func(*terraform.State) error {
+					cm, err := e.kube.CoreV1().ConfigMaps(e.namespace).Get(context.Background(), "web", metav1.GetOptions{})
+					if err != nil {
+						return err
+					}
+					if cm.Data["extra"] != "x" {
+						return fmt.Errorf("ConfigMap web lost the field kubectl set and the chart does not: %v", cm.Data)
+					}
+					return nil
+				}),
 			},
 			{
 				Config:           e.takingOver(true, "from-terraform"),
