@@ -10,6 +10,7 @@ import (
 	releaseutil "helm.sh/helm/v4/pkg/release/v1/util"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/patch"
 )
 
 // Freeze returns a copy of l whose templates are files, a rendering of l
@@ -18,12 +19,16 @@ import (
 // apply applies what its plan rendered. Metadata, values, files, CRDs and
 // subcharts stay as they are, so Helm's release records the chart's name,
 // version and values as usual; the original templates are kept among the
-// files, for [Unfreeze].
-func Freeze(l *Loaded, files map[string]string) *Loaded {
+// files, for [Unfreeze], and so are patches, the patches files holds the output of, for
+// [RecordedPatches].
+func Freeze(l *Loaded, files map[string]string, patches []patch.Patch) (*Loaded, error) {
 	frozen := *l
 	frozen.Chart = copyChart(l.Chart)
 	freezeTemplates(frozen.Chart, files)
-	return &frozen
+	if err := keepPatches(frozen.Chart, patches); err != nil {
+		return nil, err
+	}
+	return &frozen, nil
 }
 
 // freezeTemplates replaces the templates of ch and its subcharts by their

@@ -233,3 +233,13 @@ var testRedactionKey = []byte("test-key-0123456789abcdef0123456")
 func keyedManifests(r *Rendered, namespace string, sensitive []string, isNamespaced func(apiVersion, kind string) bool) (map[string]string, error) {
 	return RedactedManifests(r, namespace, manifest.NewRedactor(sensitive, testRedactionKey, nil), isNamespaced)
 }
+
+// mustFreeze freezes l to files without patches.
+func mustFreeze(t *testing.T, l *Loaded, files map[string]string) *Loaded {
+	t.Helper()
+	frozen, err := Freeze(l, files, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return frozen
+}

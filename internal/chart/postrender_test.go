@@ -60,7 +60,7 @@ func TestFreeze_rewritesYAMLHelmWouldChange(t *testing.T) {
 		t.Run(fixture, func(t *testing.T) {
 			l := loadFixture(t, fixture)
 			rendered := render(t, l, Values{}, RenderOptions{})
-			frozen := Freeze(l, rendered.Files)
+			frozen := mustFreeze(t, l, rendered.Files)
 			again := render(t, frozen, Values{}, RenderOptions{})
 			if !reflect.DeepEqual(again.Objects, rendered.Objects) || !reflect.DeepEqual(again.Hooks, rendered.Hooks) {
 				t.Errorf("the frozen chart renders\n%v\n%v\nthe chart\n%v\n%v", again.Objects, again.Hooks, rendered.Objects, rendered.Hooks)

@@ -2,6 +2,7 @@ package chart
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -13,12 +14,48 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/patch"
 )
 
 // templatesKeptDir is where a frozen chart keeps its original templates among its files
 // (see [Freeze]), so that a release read back from Helm's record can be rendered again from
 // its templates, not from the literal text it applied.
 const templatesKeptDir = ".gitlabk8s/templates/"
+
+// patchesKeptFile is where a frozen chart keeps, as JSON, the patches its templates' output
+// was patched with (see [Freeze]): an import reads the release without its configuration, and
+// renders it again as it was applied only with them.
+const patchesKeptFile = ".gitlabk8s/patches.json"
+
+// keepPatches puts patches among the files of ch, in place of any kept before.
+func keepPatches(ch *helmchart.Chart, patches []patch.Patch) error {
+	ch.Files = slices.DeleteFunc(slices.Clone(ch.Files), func(f *common.File) bool { return f != nil && f.Name == patchesKeptFile })
+	if len(patches) == 0 {
+		return nil
+	}
+	data, err := json.Marshal(patches)
+	if err != nil {
+		return fmt.Errorf("encode the release's patches: %w", err)
+	}
+	ch.Files = append(ch.Files, &common.File{Name: patchesKeptFile, Data: data})
+	return nil
+}
+
+// RecordedPatches returns the patches the chart Helm recorded for a release was frozen with,
+// none for a chart frozen without, or installed by Helm itself.
+func RecordedPatches(ch *helmchart.Chart) ([]patch.Patch, error) {
+	for _, f := range ch.Files {
+		if f == nil || f.Name != patchesKeptFile {
+			continue
+		}
+		var patches []patch.Patch
+		if err := json.Unmarshal(f.Data, &patches); err != nil {
+			return nil, fmt.Errorf("read the recorded patches: %w", err)
+		}
+		return patches, nil
+	}
+	return nil, nil
+}
 
 // keepTemplates adds the templates of ch to its files under templatesKeptDir.
 func keepTemplates(ch *helmchart.Chart) {

@@ -2,10 +2,12 @@ package chart
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chartserver"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/patch"
 )
 
 // A frozen chart, as Helm records it, gives its templates back: rendered again with the
@@ -16,7 +18,7 @@ func TestRedactRecorded_hidesWhatAnyGivenValueDerives(t *testing.T) {
 	o := RenderOptions{ReleaseName: "web", Namespace: "review-x"}
 	config := map[string]any{"db": map[string]any{"password": strongPassword, "host": "db"}, "apiToken": "api-token-1234"}
 	applied := render(t, l, Values{SetSensitive: map[string]string{"db.password": strongPassword}, Set: map[string]string{"db.host": "db", "apiToken": "api-token-1234"}}, o)
-	frozen := Freeze(l, applied.Files)
+	frozen := mustFreeze(t, l, applied.Files)
 	literal := copyChart(frozen.Chart)
 	literal.Files = nil
 	if _, ok := Unfreeze(literal); ok {
@@ -79,5 +81,31 @@ data:
 	}
 	if !strings.Contains(all, "name: replica") || strings.Contains(all, `replicas: "3"`) {
 		t.Errorf("want the replica the architecture decides, and the replicas hidden:\n%s", all)
+	}
+}
+
+// A chart frozen with patches gives them back, and freezing it again without any drops them;
+// a chart Helm installed has none.
+func TestRecordedPatches_keptByFreeze(t *testing.T) {
+	l := loadFixture(t, "patchable")
+	patches := []patch.Patch{{Target: patch.Target{Kind: "Deployment"}, Patch: "spec:\n  template:\n    spec:\n      nodeSelector:\n        pool: tools\n"}}
+	o := RenderOptions{ReleaseName: "tools", Namespace: "review-x"}
+	frozen, err := Freeze(l, render(t, l, Values{}, o).Files, patches)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := RecordedPatches(frozen.Chart)
+	if err != nil || !slices.Equal(got, patches) {
+		t.Fatalf("RecordedPatches = %+v, %v; want %+v", got, err, patches)
+	}
+	again, err := Freeze(&Loaded{Chart: frozen.Chart}, render(t, l, Values{}, o).Files, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := RecordedPatches(again.Chart); err != nil || got != nil {
+		t.Errorf("a chart frozen again without patches keeps %+v, %v", got, err)
+	}
+	if got, err := RecordedPatches(l.Chart); err != nil || got != nil {
+		t.Errorf("a chart as loaded has patches %+v, %v", got, err)
 	}
 }

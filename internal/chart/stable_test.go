@@ -196,7 +196,7 @@ data:
 		"templates/NOTES.txt":    `Token {{ randAlphaNum 8 }}`,
 	})
 	first := render(t, l, Values{}, RenderOptions{})
-	frozen := Freeze(l, first.Files)
+	frozen := mustFreeze(t, l, first.Files)
 	again := render(t, frozen, Values{}, RenderOptions{Revision: 7, IsUpgrade: true})
 	if !maps.Equal(again.Files, first.Files) {
 		t.Errorf("the frozen chart renders\n%v\nwant\n%v", again.Files, first.Files)
@@ -212,7 +212,7 @@ data:
 func TestFreeze_subchartsKeepTheirPaths(t *testing.T) {
 	l := loadFixture(t, "zoo-webhook")
 	first := renderStable(t, l, nil, nil)
-	again := render(t, Freeze(l, first.Files), Values{}, RenderOptions{})
+	again := render(t, mustFreeze(t, l, first.Files), Values{}, RenderOptions{})
 	if !maps.Equal(again.Files, first.Files) {
 		t.Errorf("the frozen chart renders other files: %v vs %v", keysOf(again.Files), keysOf(first.Files))
 	}

@@ -49,6 +49,9 @@ type Spec struct {
 	// RunTests runs the chart's test hooks after a successful apply; a failing test fails
 	// the apply with a *TestError, and with Atomic undoes the revision.
 	RunTests bool
+	// TakeOwnership adopts objects that exist without Helm's ownership metadata, as
+	// `helm install --take-ownership` does; the plan refuses objects of other releases first.
+	TakeOwnership bool
 }
 
 // Outcome is the result of Apply.
@@ -163,6 +166,9 @@ func (c *Client) apply(ctx context.Context, cfg *action.Configuration, spec Spec
 	if found := revisionOf(last); found != next.Last {
 		return nil, &ChangedError{Release: releaseID(spec), Expected: next.Last, Found: found}
 	}
+	if next.Refused {
+		return nil, fmt.Errorf("release %s exists (revision %d, %s) and taking it over is not allowed", releaseID(spec), next.Last.Version, next.Last.Status)
+	}
 	prepareKubeClient(cfg, spec, last)
 	out := &Outcome{}
 	if next.Recovery != RecoveryNone {
@@ -256,6 +262,7 @@ func (c *Client) install(ctx context.Context, cfg *action.Configuration, spec Sp
 	install.ServerSideApply = true
 	install.ForceConflicts = forceConflicts
 	install.Replace = replace
+	install.TakeOwnership = spec.TakeOwnership
 	// Atomic is handled here, so that the undo is reported and a cancelled install is
 	// recorded; Helm's own would run with the cancelled context.
 	install.RollbackOnFailure = false
@@ -292,6 +299,7 @@ func (c *Client) upgrade(ctx context.Context, cfg *action.Configuration, spec Sp
 	upgrade.ForceConflicts = forceConflicts
 	// The configuration is the whole truth: never merge the values of the previous revision.
 	upgrade.ResetValues = true
+	upgrade.TakeOwnership = spec.TakeOwnership
 	upgrade.RollbackOnFailure = false
 	upgraded, err := upgrade.RunWithContext(ctx, spec.Name, spec.Chart, spec.Values)
 	rel, typeErr := asRelease(upgraded)

@@ -100,7 +100,7 @@ func applyDecided(t *testing.T, cfg *action.Configuration, spec Spec) (Next, *Ou
 	if err != nil {
 		t.Fatal(err)
 	}
-	next := Decide(history)
+	next := Decide(history, Claim{Recorded: true})
 	out, err := testClient(t).apply(context.Background(), cfg, spec, next)
 	return next, out, err
 }
@@ -194,7 +194,7 @@ func TestApply_historyChangedSinceTheDecisionIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	next := Decide(history)
+	next := Decide(history, Claim{Recorded: true})
 	// Someone else upgrades in between.
 	if _, err := action.NewUpgrade(cfg).Run("app", testChart(), map[string]any{}); err != nil {
 		t.Fatal(err)
@@ -305,7 +305,7 @@ func TestApply_cancelledOperationIsNotLeftPending(t *testing.T) {
 				}
 				cancel()
 			}()
-			_, err = testClient(t).apply(ctx, cfg, spec, Decide(history))
+			_, err = testClient(t).apply(ctx, cfg, spec, Decide(history, Claim{Recorded: true}))
 			var op *OperationError
 			if !errors.As(err, &op) || !op.Cancelled || !errors.Is(err, context.Canceled) {
 				t.Fatalf("apply cancelled during the wait = %v, want a cancelled OperationError", err)

@@ -49,11 +49,16 @@ type Client struct {
 	reader  liveReader
 	// deletions reads only metadata, for deletion waits.
 	deletions objectGetter
+	// logs reads the ends of failed hooks' pods' logs.
+	logs logTailer
 }
 
 // New returns a Client that uses clients for everything, Helm included.
 func New(clients *kube.Clients, opts Options) *Client {
 	c := &Client{clients: clients, opts: opts, reader: dynamicReader{client: clients.Dynamic}}
+	if clients.Kubernetes != nil {
+		c.logs = podLogs{client: clients.Kubernetes}
+	}
 	if clients.Metadata != nil {
 		c.deletions = metadataReader{client: clients.Metadata}
 	}
@@ -92,6 +97,7 @@ func (c *Client) configuration(ctx context.Context, namespace string, caps *comm
 			// Events from before this operation are an earlier one's.
 			since:          time.Now(),
 			blockedTimeout: c.opts.BlockedTimeout,
+			logs:           c.logs,
 		}},
 		Releases:       store,
 		Capabilities:   caps,

@@ -71,10 +71,26 @@ type Next struct {
 	// Replace installs over a history an uninstall kept, as `helm install --replace`.
 	Replace bool
 	Target  Target
+	// Adopt says the upgrade takes over Last, a deployed revision that the state does not
+	// record (Claim.TakeOwnership).
+	Adopt bool
+	// Refused says nothing is applied: Last is deployed, the state does not record it, and
+	// taking it over is not allowed.
+	Refused bool
 }
 
-// Decide returns the next apply of a release whose stored revisions are history (any order).
-func Decide(history []Revision) Next {
+// Claim is what the configuration holds of a release besides its history.
+type Claim struct {
+	// Recorded says the state records the release.
+	Recorded bool
+	// TakeOwnership allows taking over a deployed release that the state does not record.
+	TakeOwnership bool
+}
+
+// Decide returns the next apply of a release whose stored revisions are history (any order)
+// and which claim claims. A deployed release that the state does not record is taken over
+// (Adopt) or refused (Refused); a failed one is continued, as after a create that failed.
+func Decide(history []Revision, claim Claim) Next {
 	var last Revision
 	for _, r := range history {
 		if r.Version > last.Version {
@@ -82,6 +98,9 @@ func Decide(history []Revision) Next {
 		}
 	}
 	next := Next{Last: last, State: stateOf(last)}
+	if next.State == StateDeployed && !claim.Recorded {
+		next.Adopt, next.Refused = claim.TakeOwnership, !claim.TakeOwnership
+	}
 	switch next.State {
 	case StateAbsent:
 		// Helm's install renders revision 1 even when it replaces a kept history.
@@ -112,7 +131,7 @@ func DecideFromLast(last Revision) Next {
 	if last.Version > 1 {
 		history = append(history, Revision{Version: last.Version - 1, Status: rcommon.StatusSuperseded})
 	}
-	return Decide(history)
+	return Decide(history, Claim{Recorded: true})
 }
 
 func stateOf(last Revision) State {
@@ -162,6 +181,6 @@ func revisionOf(rel *release.Release) Revision {
 }
 
 // DecideFromHistory returns the next apply of a release whose stored revisions are history.
-func DecideFromHistory(history []*release.Release) Next {
-	return Decide(revisionsOf(history))
+func DecideFromHistory(history []*release.Release, claim Claim) Next {
+	return Decide(revisionsOf(history), claim)
 }

@@ -25,7 +25,9 @@ func TestDecide(t *testing.T) {
 	tests := []struct {
 		name    string
 		history []Revision
-		want    Next
+		// unrecorded: the state does not record the release.
+		unrecorded, takeOwnership bool
+		want                      Next
 	}{
 		{name: "none", want: Next{State: StateAbsent, Operation: OperationInstall, Target: Target{Revision: 1}}},
 		{
@@ -73,6 +75,28 @@ func TestDecide(t *testing.T) {
 			want: Next{State: StatePendingUpgrade, Last: Revision{2, pendingUpgrade}, Recovery: RecoveryMarkFailed,
 				Operation: OperationUpgrade, Target: Target{Revision: 3, IsUpgrade: true}},
 		},
+		{
+			name:    "deployed but not in the state",
+			history: history(superseded, deployed), unrecorded: true,
+			want: Next{State: StateDeployed, Last: Revision{2, deployed}, Operation: OperationUpgrade, Target: Target{Revision: 3, IsUpgrade: true},
+				Refused: true},
+		},
+		{
+			name:    "deployed but not in the state, taken over",
+			history: history(superseded, deployed), unrecorded: true, takeOwnership: true,
+			want: Next{State: StateDeployed, Last: Revision{2, deployed}, Operation: OperationUpgrade, Target: Target{Revision: 3, IsUpgrade: true},
+				Adopt: true},
+		},
+		{
+			// A create that failed left it: the apply continues it, taking over or not.
+			name:    "failed and not in the state",
+			history: history(failed), unrecorded: true,
+			want: Next{State: StateFailed, Last: Revision{1, failed}, Operation: OperationUpgrade, Target: Target{Revision: 2, IsUpgrade: true}},
+		},
+		{
+			name: "none, taking over", unrecorded: true, takeOwnership: true,
+			want: Next{State: StateAbsent, Operation: OperationInstall, Target: Target{Revision: 1}},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -81,7 +105,7 @@ func TestDecide(t *testing.T) {
 			for i := len(tt.history) - 1; i >= 0; i-- {
 				reversed = append(reversed, tt.history[i])
 			}
-			if got := Decide(reversed); got != tt.want {
+			if got := Decide(reversed, Claim{Recorded: !tt.unrecorded, TakeOwnership: tt.takeOwnership}); got != tt.want {
 				t.Errorf("Decide = %+v\nwant     %+v", got, tt.want)
 			}
 		})

@@ -117,12 +117,16 @@ type waiter struct {
 	// blockedTimeout, when positive, fails an object that has been blocked that long for a
 	// reason that might still clear by itself (readiness.Result.Blocked).
 	blockedTimeout time.Duration
+	// logs reads the end of a failed hook's pod's log; none are read when nil.
+	logs logTailer
 }
 
 // FailedError says that objects failed while the release was waited for: a crash-looping or
 // unpullable pod, a failed Job, a Deployment past its progress deadline.
 type FailedError struct {
 	Failures []readiness.Failure
+	// Logs are the ends of the logs of failed hooks' pods.
+	Logs []PodLog
 }
 
 func (e *FailedError) Error() string {
@@ -134,7 +138,11 @@ func (e *FailedError) Error() string {
 		}
 		parts = append(parts, part)
 	}
-	return strings.Join(parts, "; ")
+	msg := strings.Join(parts, "; ")
+	for _, l := range e.Logs {
+		msg += "\n" + l.String()
+	}
+	return msg
 }
 
 // TimeoutError says that the wait ran out of time; NotReady tells what was still pending.
@@ -201,6 +209,9 @@ func (w *waiter) wait(ctx context.Context, refs []objectRef, timeout time.Durati
 		case err == nil:
 			last = result.Progress
 			reporter.report(w.progress, result.Progress)
+			if len(result.Failures) > 0 && goneIsDone {
+				return &FailedError{Failures: result.Failures, Logs: w.failedHookLogs(waitCtx, refs, result.Failures)}
+			}
 			if len(result.Failures) > 0 {
 				return &FailedError{Failures: result.Failures}
 			}

@@ -94,11 +94,15 @@ type releaseModel struct {
 	Description           types.String `tfsdk:"description"`
 	RecoverPending        types.Bool   `tfsdk:"recover_pending"`
 	RunTests              types.Bool   `tfsdk:"run_tests"`
+	TakeOwnership         types.Bool   `tfsdk:"take_ownership"`
 	Cascade               types.String `tfsdk:"cascade"`
 	ForceReplace          types.Bool   `tfsdk:"force_replace"`
 	PlanChecks            types.String `tfsdk:"plan_checks"`
 	IgnoreDifferences     types.List   `tfsdk:"ignore_differences"`
 	Patches               types.List   `tfsdk:"patches"`
+	CRDsFrom              types.List   `tfsdk:"crds_from"`
+	CRDs                  types.List   `tfsdk:"crds"`
+	CRDPolicy             types.String `tfsdk:"crd_policy"`
 	Manifests             types.Map    `tfsdk:"manifests"`
 	Revision              types.Int64  `tfsdk:"revision"`
 	Status                types.String `tfsdk:"status"`
@@ -279,6 +283,17 @@ func (r *releaseResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 					"revision as a failed rollout does. Test hooks are deleted as their `helm.sh/hook-delete-policy` says and never " +
 					"appear in `manifests`. Default `false`.",
 			},
+			"take_ownership": schema.BoolAttribute{
+				Optional: true,
+				Computed: true,
+				Default:  booldefault.StaticBool(false),
+				MarkdownDescription: "Take over what exists instead of failing on it, as `helm install --take-ownership` does. A release " +
+					"that exists in the cluster but not in the state (installed with `helm install`, or left by a lost state) is upgraded " +
+					"from its deployed revision, which the plan names in a warning with the difference from what is deployed. Objects " +
+					"that exist without Helm's ownership metadata (created with `kubectl apply`) are adopted. Objects that belong to " +
+					"another Helm release are refused at plan time, naming it. Default `false`: such a release fails the plan, naming " +
+					"`terraform import`, and Helm refuses such objects.",
+			},
 			"recover_pending": schema.BoolAttribute{
 				Optional: true,
 				Computed: true,
@@ -323,6 +338,9 @@ func (r *releaseResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 			},
 			"ignore_differences": ignoreDifferencesAttribute(),
 			"patches":            patchesAttribute(),
+			"crds_from":          crdsFromAttribute(),
+			"crds":               crdsAttribute(),
+			"crd_policy":         crdPolicyAttribute(),
 			"manifests": schema.MapAttribute{
 				Computed:    true,
 				ElementType: types.StringType,
@@ -416,7 +434,8 @@ func (r *releaseResource) ImportState(ctx context.Context, req resource.ImportSt
 		"id": req.ID, "name": name, "namespace": namespace,
 		"atomic": defaultReleaseAtomic, "wait": defaultReleaseWait, "timeout": defaultReleaseTimeout,
 		"max_history": int64(defaultReleaseMaxHistory), "recover_pending": defaultRecoverPending, "plain_http": false, "run_tests": false,
-		"cascade": defaultReleaseCascade, "force_replace": false, "plan_checks": planChecksAll, "dependency_update": false,
+		"take_ownership": false,
+		"cascade":        defaultReleaseCascade, "force_replace": false, "crd_policy": crdPolicyCreate, "plan_checks": planChecksAll, "dependency_update": false,
 		"insecure_skip_tls_verify": false,
 	} {
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(attr), value)...)

@@ -36,7 +36,7 @@ func (r *releaseResource) Create(ctx context.Context, req resource.CreateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	plan.URLs = urlsOf(plan.Manifests)
+	plan.setFromManifests()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -50,7 +50,7 @@ func (r *releaseResource) Update(ctx context.Context, req resource.UpdateRequest
 	if !needsUpgrade(&plan, &state) {
 		// Only settings changed; what runs in the cluster stays as it is.
 		plan.Revision, plan.Status = state.Revision, state.Status
-		plan.URLs = urlsOf(plan.Manifests)
+		plan.setFromManifests()
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		return
 	}
@@ -58,7 +58,7 @@ func (r *releaseResource) Update(ctx context.Context, req resource.UpdateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	plan.URLs = urlsOf(plan.Manifests)
+	plan.setFromManifests()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -88,7 +88,11 @@ func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, 
 		return
 	}
 	planned := rendered.Manifests
-	frozen := chart.Freeze(rendered.Loaded, rendered.Rendered.Files)
+	frozen, err := chart.Freeze(rendered.Loaded, rendered.Rendered.Files, env.request.Patches)
+	if err != nil {
+		diags.Append(d.Error("Unable to Apply Release", fmt.Sprintf("The chart of release %s could not be prepared for Helm.\n\n%v", id, err)))
+		return
+	}
 	caps, err := chart.Capabilities(rendered.Options)
 	if err != nil {
 		diags.Append(d.Error("Unable to Apply Release", fmt.Sprintf("The capabilities of release %s could not be built.\n\n%v", id, err)))
@@ -109,6 +113,7 @@ func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, 
 		Labels:         gitlab.LedgerLabels(r.ci()),
 		RecoverPending: plan.RecoverPending.ValueBool(),
 		RunTests:       plan.RunTests.ValueBool(),
+		TakeOwnership:  plan.TakeOwnership.ValueBool(),
 		LeaveToOthers:  leaveToOthers(plan.ignoreRules(ctx)),
 		PostRenderer: &helmrelease.PlanCheck{
 			Planned: applying.Stream,
@@ -118,6 +123,9 @@ func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, 
 				return rendered.Redacted.PostRenderedManifests(objs, rendered.RedactionOptions)
 			},
 		},
+	}
+	if !r.waitForDefinitions(ctx, plan, diags) || !r.replaceDefinitions(ctx, plan, rendered, diags) {
+		return
 	}
 	if !creating && plan.ForceReplace.ValueBool() && !r.replaceImmutable(ctx, plan, env, rendered, diags) {
 		return

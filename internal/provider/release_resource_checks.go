@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -33,7 +34,7 @@ func (r *releaseResource) checkRendering(ctx context.Context, m, state *releaseM
 		// Helm's defaults stand in for an unknown cluster: only the schemas are checked.
 		target = validate.Version{}
 	}
-	opts := validate.Options{Target: target}
+	opts := validate.Options{Target: target, Definitions: m.definitions()}
 	cluster := planCluster{err: errors.New("the provider has no cluster connection")}
 	if level == planChecksAll {
 		if cluster.clients, cluster.err = r.data.connect(ctx); cluster.err == nil {
@@ -47,8 +48,10 @@ func (r *releaseResource) checkRendering(ctx context.Context, m, state *releaseM
 	for _, f := range findings {
 		addFindingDiagnostic(m, f, target, diags)
 	}
+	checkStoredVersions(ctx, m, state, rendered, cluster.clients, diags)
 	if !diags.HasError() && level == planChecksAll {
-		r.dryRunChanges(ctx, m, state, env, rendered, cluster, diags)
+		defined := validate.DefinedKinds(slices.Concat(objs, opts.Definitions))
+		r.dryRunChanges(ctx, m, state, env, rendered, cluster, defined, diags)
 	}
 }
 
@@ -160,6 +163,8 @@ func schemaName(s validate.SchemaSource) string {
 		return "the cluster's schema of its kind (the API server's OpenAPI)"
 	case validate.ChartCRDSchema:
 		return "the chart's CustomResourceDefinition of its kind"
+	case validate.DefinitionSchema:
+		return "the CustomResourceDefinition of its kind in crds_from"
 	default:
 		return fmt.Sprintf("the schema of Kubernetes %s the provider ships", validate.LibraryVersion())
 	}

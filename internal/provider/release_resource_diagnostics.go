@@ -11,6 +11,7 @@ import (
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/drift"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/patch"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/release"
 )
@@ -165,20 +166,58 @@ func pendingWarning(d releaseDiagnostics, id string, rel *helmv1.Release, recove
 func applyRefusedDiagnostic(m *releaseModel, err error) diag.Diagnostic {
 	id, d := m.releaseID(), m.diagnostics()
 	var history *release.HistoryError
-	var exists *release.ExistsError
-	switch {
-	case errors.As(err, &history):
+	if errors.As(err, &history) {
 		return d.Error("Unable to Read Release", fmt.Sprintf(
 			"The history of release %s could not be read, so it was not applied.\n\n%s", id, history.Err))
-	case errors.As(err, &exists):
-		return d.Error("Release Already Exists", fmt.Sprintf(
-			"Helm release %s already exists (revision %d, %s) and is not managed by this configuration. Import it with "+
-				"`terraform import <address> %s`, or choose another name.", id, exists.Last.Version, exists.Last.Status, id))
-	case errors.As(err, new(*release.RenderError)):
-		return renderDiagnostic(m, err)
-	default:
-		return d.Error("Unable to Apply Release", fmt.Sprintf("Release %s was not applied.\n\n%s", id, err))
 	}
+	if refused, ok := takeOverDiagnostic(m, err); ok {
+		return refused
+	}
+	if errors.As(err, new(*release.RenderError)) {
+		return renderDiagnostic(m, err)
+	}
+	return d.Error("Unable to Apply Release", fmt.Sprintf("Release %s was not applied.\n\n%s", id, err))
+}
+
+// planRefusedDiagnostic explains why a plan could not be made (release.Request.Plan): a
+// release that exists and is not taken over, an object of another release, or a rendering.
+func planRefusedDiagnostic(m *releaseModel, err error) diag.Diagnostic {
+	if refused, ok := takeOverDiagnostic(m, err); ok {
+		return refused
+	}
+	var read *release.ReadError
+	if errors.As(err, &read) {
+		return m.diagnostics().Error("Unable to Read Release", fmt.Sprintf(
+			"Release %s exists in the cluster and take_ownership is set, but its deployed revision could not be read to show what the "+
+				"apply changes of it.\n\n%s", m.releaseID(), err))
+	}
+	return renderDiagnostic(m, err)
+}
+
+// takeOverDiagnostic explains, on take_ownership, a release that exists without being in the
+// state (release.ExistsError) or an object of another release (release.OwnedError).
+func takeOverDiagnostic(m *releaseModel, err error) (diag.Diagnostic, bool) {
+	id, d, at := m.releaseID(), m.diagnostics(), path.Root("take_ownership")
+	var exists *release.ExistsError
+	var owned *release.OwnedError
+	switch {
+	case errors.As(err, &exists):
+		return d.AttributeError(at, "Release Already Exists", fmt.Sprintf(
+			"Helm release %s already exists (revision %d, %s) and is not in the state. Import it with "+
+				"`terraform import <address> %s`, set take_ownership = true to upgrade it from revision %d and manage it from then on, "+
+				"or choose another name.", id, exists.Last.Version, exists.Last.Status, id, exists.Last.Version)), true
+	case errors.As(err, &owned) && owned.Err != nil:
+		return d.AttributeError(at, "Unable to Read Owners", fmt.Sprintf(
+			"take_ownership is set, so the objects of release %s that exist are checked for belonging to another Helm release, and "+
+				"reading them failed.\n\n%s", id, owned.Err)), true
+	case errors.As(err, &owned):
+		return d.AttributeError(at, "Object Belongs to Another Release", fmt.Sprintf(
+			"%s exists in the cluster and belongs to Helm release %s (its meta.helm.sh/release-name and release-namespace "+
+				"annotations), so release %s does not take it over, even with take_ownership: the other release would delete it at its "+
+				"next upgrade or uninstall. Remove the object from one of the two charts, or uninstall release %s first.",
+			owned.Object, owned.Owner, id, owned.Owner)), true
+	}
+	return nil, false
 }
 
 // renderDiagnostic explains why the release could not be rendered (release.RenderError), on
@@ -222,4 +261,17 @@ func renderDiagnostic(m *releaseModel, err error) diag.Diagnostic {
 			"Chart %s %s rendered objects for release %s that cannot be applied. Fix the template that produces them.\n\n%s",
 			failed.Chart, failed.Version, id, failed.Err))
 	}
+}
+
+// takeOverWarning says that the apply takes over a release that is not in the state, naming
+// the revision it upgrades, and shows what it changes of the deployed objects, as an import
+// would read them (every value Helm recorded as given to the release hidden).
+func takeOverWarning(m *releaseModel, planned *release.Plan) diag.Diagnostic {
+	last := planned.Next.Last
+	changes := manifest.DiffManifests(planned.Deployed, planned.Rendering.Manifests)
+	return m.diagnostics().Warning("Taking Over Release", fmt.Sprintf(
+		"Helm release %s exists in the cluster (revision %d, %s) and is not in the state. take_ownership is set, so the apply upgrades "+
+			"it to revision %d and the state manages it from then on. What the upgrade changes of the deployed objects (values given "+
+			"to the deployed revision are hidden):\n\n%s",
+		m.releaseID(), last.Version, last.Status, planned.Next.Target.Revision, manifest.FormatChanges(changes)))
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
@@ -47,7 +48,12 @@ type dryRunOutcome struct {
 // run (nothing is written) and turns what it refuses into plan errors. Without a cluster
 // (cluster.clients nil), or without the right to ask, the plan goes on with one warning saying
 // what was not checked.
-func (r *releaseResource) dryRunChanges(ctx context.Context, m, state *releaseModel, env *renderEnv, rendered *release.Rendering, cluster planCluster, diags *diag.Diagnostics) {
+//
+// Objects of kinds that defined holds (the chart's CustomResourceDefinitions and crds_from) and
+// the cluster does not serve yet are not dry-run: the plan checked them against those
+// definitions, and one warning names them.
+func (r *releaseResource) dryRunChanges(ctx context.Context, m, state *releaseModel, env *renderEnv, rendered *release.Rendering, cluster planCluster,
+	defined map[k8sschema.GroupKind]bool, diags *diag.Diagnostics) {
 	changed := changedObjects(m, state, env, rendered)
 	if len(changed) == 0 {
 		return
@@ -62,6 +68,8 @@ func (r *releaseResource) dryRunChanges(ctx context.Context, m, state *releaseMo
 		addDryRunSkipped(m, cluster.fields, err.Error(), diags)
 		return
 	}
+	changed, notServed := notServedYet(clients, changed, defined)
+	defer func() { addNotServedWarning(m, notServed, diags) }()
 	namespace := m.Namespace.ValueString()
 	ns, nsErr := clients.Kubernetes.CoreV1().Namespaces().Get(ctx, namespace, metav1.GetOptions{})
 	if kube.IsNotFound(nsErr) {
@@ -74,14 +82,13 @@ func (r *releaseResource) dryRunChanges(ctx context.Context, m, state *releaseMo
 	if nsErr == nil {
 		enforce = ns.Labels[podSecurityEnforceLabel]
 	}
-	definedHere := kindsDefinedByRelease(rendered)
 	var notChecked []string
 	sideEffects := map[string][]string{}
 	for _, o := range outcomes {
 		var unknownKind *kube.UnknownKindError
-		if errors.As(o.err, &unknownKind) && definedHere[groupKind(unknownKind.APIVersion, unknownKind.Kind)] {
-			// The release's own CustomResourceDefinition defines it: the apply creates the
-			// definition before the objects, so the cluster not serving it yet is expected.
+		if errors.As(o.err, &unknownKind) && defined[groupKindOf(unknownKind.APIVersion, unknownKind.Kind)] {
+			// Discovery could not tell before the dry run; the dry run says it is not served yet.
+			notServed = append(notServed, o.key)
 			continue
 		}
 		var unsupported *kube.DryRunUnsupportedError
@@ -147,35 +154,6 @@ func changedObjects(m, state *releaseModel, env *renderEnv, rendered *release.Re
 		out = append(out, changedObject{key: key, source: source, object: copied})
 	}
 	return out
-}
-
-// kindsDefinedByRelease returns the "<group>/<Kind>" of every CustomResourceDefinition the
-// release installs, from the chart's crds/ directories or its templates.
-func kindsDefinedByRelease(rendered *release.Rendering) map[string]bool {
-	kinds := map[string]bool{}
-	for _, list := range [][]manifest.Object{rendered.Rendered.CRDs, rendered.Rendered.Objects} {
-		for _, obj := range list {
-			if kind, _ := obj["kind"].(string); kind != "CustomResourceDefinition" {
-				continue
-			}
-			spec, _ := obj["spec"].(map[string]any)
-			group, _ := spec["group"].(string)
-			names, _ := spec["names"].(map[string]any)
-			if kind, _ := names["kind"].(string); group != "" && kind != "" {
-				kinds[group+"/"+kind] = true
-			}
-		}
-	}
-	return kinds
-}
-
-// groupKind returns "<group>/<Kind>" of an apiVersion and kind.
-func groupKind(apiVersion, kind string) string {
-	group, _, found := strings.Cut(apiVersion, "/")
-	if !found {
-		group = ""
-	}
-	return group + "/" + kind
 }
 
 // clusterScoped keeps the objects that do not go into a namespace.

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chartserver"
@@ -168,4 +169,44 @@ func (c manifestsWithout) CheckPlan(_ context.Context, req plancheck.CheckPlanRe
 			resp.Error = fmt.Errorf("the planned manifests of %s show %q", rc.Address, c.s)
 		}
 	}
+}
+
+// A patched release adopted with an import block: the import renders the chart Helm recorded
+// with the patches it was applied with, so the first plan keeps revision 1 and its manifests
+// (no upgrade that would take the patches off and put them back), Helm's history stays at
+// one revision, the live objects keep the patches, and the plan after it is empty.
+func TestAccRelease_importOfAPatchedReleaseKeepsItsRevision(t *testing.T) {
+	e := testAccRelease(t)
+	const address = "gitlabk8s_release.pat"
+	release := releaseConfig("pat", e.namespace, chartserver.FixtureChart("patchable"),
+		"  set = { image = \"registry.example.test/web:1.1\" }\n  patches = ["+patchableFixes+"]")
+	forget := fmt.Sprintf("removed {\n  from = %s\n  lifecycle {\n    destroy = false\n  }\n}\n", address)
+	adopt := release + fmt.Sprintf("import {\n  to = %s\n  id = \"%s/pat\"\n}\n", address, e.namespace)
+	revisionIs := func(want string) resource.TestCheckFunc {
+		return func(*terraform.State) error {
+			if got := e.helmRevisions(t, "pat"); len(got) != 1 || got[0] != want {
+				return fmt.Errorf("helm history = %v, want [%s]", got, want)
+			}
+			return nil
+		}
+	}
+	testAccResourceTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: release, Check: revisionIs("1:deployed")},
+			{Config: forget, Check: revisionIs("1:deployed")},
+			{
+				Config: adopt,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(address, tfjsonpath.New("revision"), knownvalue.Int64Exact(1)),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(revisionIs("1:deployed"), e.patchesAreLive(t)),
+			},
+			{
+				Config:           release,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				Check:            e.patchesAreLive(t),
+			},
+		},
+	})
 }

@@ -48,6 +48,7 @@ func (r *releaseResource) renderEnvironment(ctx context.Context, m *releaseModel
 	if env == nil {
 		return nil
 	}
+	env.apiVersions = withDefinedAPIVersions(env.apiVersions, chart.DefaultAPIVersions, m.definitions())
 	in, ok := m.releaseInputs(ctx, env, private, diags)
 	if !ok {
 		return nil
@@ -76,6 +77,7 @@ func (m *releaseModel) releaseInputs(ctx context.Context, env *renderEnv, privat
 		Imported:        wasImported(ctx, private),
 		Ignore:          m.ignoreRules(ctx),
 		Patches:         m.patches(ctx),
+		TakeOwnership:   m.TakeOwnership.ValueBool(),
 	}
 	diags.Append(m.Values.ElementsAs(ctx, &in.Values.Documents, false)...)
 	diags.Append(m.Set.ElementsAs(ctx, &in.Values.Set, false)...)
@@ -238,6 +240,9 @@ func (m *releaseModel) unknownRenderInputs() []string {
 	if hasUnknownValue(m.Patches) {
 		unknown = append(unknown, "patches")
 	}
+	if hasUnknownValue(m.CRDsFrom) {
+		unknown = append(unknown, "crds_from")
+	}
 	for name, v := range map[string]attr.Value{"values": m.Values, "set": m.Set, "set_sensitive": m.SetSensitive, "values_sensitive": m.ValuesSensitive} {
 		if v.IsUnknown() || slices.ContainsFunc(collections[name], attr.Value.IsUnknown) {
 			unknown = append(unknown, name)
@@ -278,7 +283,7 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 					"every input is known. To see them in the plan, make these inputs known at plan time (for example, avoid values computed "+
 					"by resources that do not exist yet).", plan.releaseID(), strings.Join(unknown, ", "), pluralVerb(len(unknown)))))
 		}
-		plan.URLs = urlsOf(plan.Manifests)
+		plan.setFromManifests()
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
@@ -296,7 +301,7 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	planned, err := env.request.Plan(ctx, recordedOf(state), onlyIgnoredDiffer)
 	plan.redactorCell().Store(env.request.Redactor)
 	if err != nil {
-		resp.Diagnostics.Append(renderDiagnostic(&plan, err))
+		resp.Diagnostics.Append(planRefusedDiagnostic(&plan, err))
 		return
 	}
 	first := planned.Rendering
@@ -305,7 +310,7 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	plan.ChartDigest = types.StringValue(first.Loaded.Digest)
 	if planned.Unchanged {
 		plan.Manifests, plan.Revision, plan.Status = state.Manifests, state.Revision, state.Status
-		plan.URLs = urlsOf(plan.Manifests)
+		plan.setFromManifests()
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
@@ -318,12 +323,15 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	resp.Diagnostics.Append(converted...)
 	plan.Manifests = manifests
 	generatedValuesWarning(&plan, first, &resp.Diagnostics)
+	if planned.Next.Adopt {
+		resp.Diagnostics.Append(takeOverWarning(&plan, planned))
+	}
 	if state == nil || needsUpgrade(&plan, state) {
 		plan.Revision, plan.Status = types.Int64Unknown(), types.StringValue(string(rcommon.StatusDeployed))
 	} else {
 		plan.Revision, plan.Status = state.Revision, state.Status
 	}
-	plan.URLs = urlsOf(plan.Manifests)
+	plan.setFromManifests()
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 

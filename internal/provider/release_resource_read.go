@@ -63,7 +63,7 @@ func (r *releaseResource) Read(ctx context.Context, req resource.ReadRequest, re
 	resp.Diagnostics.Append(converted...)
 	tflog.Debug(ctx, "refreshed release objects", map[string]any{"release": id, "manifests": len(refreshed.Manifests)})
 	state.Manifests = manifests
-	state.URLs = urlsOf(state.Manifests)
+	state.setFromManifests()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 

@@ -43,7 +43,18 @@ func TestAccRelease_runTestsPass(t *testing.T) {
 func TestAccRelease_runTestsFailNamingThePod(t *testing.T) {
 	e := testAccRelease(t)
 	runFailing(t, e.testedRelease("registry.example.test/web:1.0", true, false),
-		"Release Test Failed", "Job.batch/tst-smoke", "pod tst-smoke-", "container smoke terminated: Error")
+		"Release Test Failed", "Job.batch/tst-smoke", "pod tst-smoke-", "container smoke terminated: Error",
+		"log of pod tst-smoke-", "its termination message:", "panic: boom")
+}
+
+// A failing test's error carries the end of its pod's log, redacted. The local cluster's node
+// (kwok) serves no container logs, so the error says so and gives the message the container
+// left when it terminated ("panic: boom"), in which a sensitive value of the release is hidden.
+func TestAccRelease_runTestsFailWithTheLogTailRedacted(t *testing.T) {
+	e := testAccRelease(t)
+	runFailing(t, releaseConfig("tst", e.namespace, chartserver.FixtureChart("patchable"),
+		"  run_tests = true\n  set = { failTest = true }\n  set_sensitive = { smokeToken = \"boom\" }"),
+		"Release Test Failed", "log of pod tst-smoke-", "container smoke unavailable", "its termination message:", "panic: (sensitive value")
 }
 
 // With atomic, a failing test rolls the upgrade back to the revision before it.

@@ -9,6 +9,7 @@ import (
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/patch"
 )
 
 // importRedactor returns the redactor of the manifests of an imported release, and records in
@@ -35,10 +36,19 @@ func (r *Request) importRedactor(ctx context.Context, rel *helmv1.Release, rec *
 	if ch.Metadata != nil && len(ch.Metadata.Dependencies) > len(ch.Dependencies()) {
 		return fallback(&EveryStringHidden{Reason: "Helm records a chart without its subcharts, so the chart cannot be rendered again"})
 	}
+	// The release renders again as it was applied only with the patches it was applied with.
+	recordedPatches, err := chart.RecordedPatches(rel.Chart)
+	if err != nil {
+		return fallback(&EveryStringHidden{Reason: "the patches Helm recorded with the chart cannot be read"})
+	}
+	patches, err := patch.Parse(recordedPatches)
+	if err != nil {
+		return fallback(&EveryStringHidden{Reason: "the patches Helm recorded with the chart are invalid"})
+	}
 	options := chart.RenderOptions{
 		ReleaseName: r.Name, Namespace: r.Namespace,
 		KubeVersion: r.Capabilities.KubeVersion, APIVersions: r.Capabilities.APIVersions,
-		IsUpgrade: rel.Version > 1, Revision: rel.Version,
+		IsUpgrade: rel.Version > 1, Revision: rel.Version, Patches: patches,
 	}
 	if r.Lookup != nil {
 		options.Lookup = r.Lookup

@@ -39,6 +39,11 @@ type Plan struct {
 	// Unchanged says that the release renders as recorded: the plan keeps the record.
 	Unchanged bool
 	Rendering *Rendering
+	// Next is the apply the plan rendered for.
+	Next helmrelease.Next
+	// Deployed, when Next.Adopt, are the manifests of the revision taken over, as an import
+	// reads them, for the plan to show what the apply changes of it.
+	Deployed map[string]string
 }
 
 // Plan renders the release as its next apply will render it, over recorded (nil for a
@@ -60,24 +65,42 @@ func (r *Request) Plan(ctx context.Context, recorded *Recorded, onlyIgnoredDiffe
 		}
 	}
 	// A release may also exist without a state, from an earlier run whose create failed; the
-	// apply continues it.
-	rendering, err := r.Render(ctx, r.next(recorded).Target)
+	// apply continues it. A deployed one is taken over, or refused.
+	next := r.next(recorded)
+	if next.Refused {
+		return nil, &ExistsError{Last: next.Last}
+	}
+	rendering, err := r.Render(ctx, next.Target)
 	if err != nil {
 		return nil, err
 	}
+	if err := r.checkOwners(ctx, rendering); err != nil {
+		return nil, err
+	}
 	r.keepUnchanged(rendering, recorded.manifests())
-	return &Plan{Rendering: rendering}, nil
+	plan := &Plan{Rendering: rendering, Next: next}
+	if next.Adopt {
+		if plan.Deployed, err = r.deployedManifests(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return plan, nil
+}
+
+// claim is what the configuration holds of the release, recorded being the state's record.
+func (r *Request) claim(recorded *Recorded) helmrelease.Claim {
+	return helmrelease.Claim{Recorded: recorded != nil, TakeOwnership: r.TakeOwnership}
 }
 
 // next decides the next apply of the release from its history, or from the recorded revision
 // and status when the plan is made without the cluster or the history cannot be read: the
 // apply decides from the history and refuses a rendering the plan did not show.
 func (r *Request) next(recorded *Recorded) helmrelease.Next {
-	if next, err := r.History.Next(); err == nil {
+	if next, err := r.History.Next(r.claim(recorded)); err == nil {
 		return next
 	}
 	if recorded == nil {
-		return helmrelease.Decide(nil)
+		return helmrelease.Decide(nil, r.claim(nil))
 	}
 	return helmrelease.DecideFromLast(helmrelease.Revision{Version: recorded.Revision, Status: recorded.Status})
 }
@@ -97,7 +120,8 @@ type HistoryError struct{ Err error }
 func (e *HistoryError) Error() string { return "read the release's history: " + e.Err.Error() }
 func (e *HistoryError) Unwrap() error { return e.Err }
 
-// ExistsError is a release to create that Helm already has, deployed.
+// ExistsError is a release to create that Helm already has, deployed, and that the
+// configuration may not take over.
 type ExistsError struct{ Last helmrelease.Revision }
 
 func (e *ExistsError) Error() string {
@@ -107,11 +131,11 @@ func (e *ExistsError) Error() string {
 // Apply decides the release's next apply from its history and renders it, over recorded (nil
 // when creating), drawing the release's seed when it has none.
 func (r *Request) Apply(ctx context.Context, recorded *Recorded) (*Apply, error) {
-	next, err := r.History.Next()
+	next, err := r.History.Next(r.claim(recorded))
 	if err != nil {
 		return nil, &HistoryError{Err: err}
 	}
-	if recorded == nil && next.State == helmrelease.StateDeployed {
+	if next.Refused {
 		return nil, &ExistsError{Last: next.Last}
 	}
 	if r.Generated, err = r.Generated.WithSeed(); err != nil {
@@ -119,6 +143,9 @@ func (r *Request) Apply(ctx context.Context, recorded *Recorded) (*Apply, error)
 	}
 	rendering, err := r.Render(ctx, next.Target)
 	if err != nil {
+		return nil, err
+	}
+	if err := r.checkOwners(ctx, rendering); err != nil {
 		return nil, err
 	}
 	stream := rendering.Manifests

@@ -41,6 +41,9 @@ type Inputs struct {
 	Ignore []drift.Ignore
 	// Patches change the rendered objects, hooks included (package patch).
 	Patches []patch.Patch
+	// TakeOwnership takes over a deployed release that the state does not record, and
+	// objects without an owner (take_ownership).
+	TakeOwnership bool
 }
 
 // Capabilities are what a chart sees of its cluster.

@@ -99,12 +99,12 @@ func (h History) Last(namespace, name string) (*helmv1.Release, error) {
 	return last, nil
 }
 
-// Next returns the next apply of the release, decided from its history.
-func (h History) Next() (helmrelease.Next, error) {
+// Next returns the next apply of the release claimed as claim, decided from its history.
+func (h History) Next(claim helmrelease.Claim) (helmrelease.Next, error) {
 	if !h.Read {
 		return helmrelease.Next{}, h.unread()
 	}
-	return helmrelease.DecideFromHistory(h.Revisions), nil
+	return helmrelease.DecideFromHistory(h.Revisions, claim), nil
 }
 
 // lookupCall is one question to the cluster's objects.

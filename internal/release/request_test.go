@@ -67,7 +67,7 @@ func TestPrepare_readsHelmStorageOnce(t *testing.T) {
 	cluster, reads := countingCluster(t, storedRelease(1, rcommon.StatusSuperseded), storedRelease(2, rcommon.StatusDeployed))
 	req := Prepare(ctx, cluster, Inputs{Namespace: testNamespace, Name: "app"})
 	for range 2 {
-		next, err := req.History.Next()
+		next, err := req.History.Next(helmrelease.Claim{Recorded: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,7 +115,7 @@ func TestHistory_last(t *testing.T) {
 // Without a cluster, or with a history that could not be read, nothing is decided from it.
 func TestHistory_unread(t *testing.T) {
 	offline := Prepare(context.Background(), nil, Inputs{Namespace: testNamespace, Name: "app"})
-	if _, err := offline.History.Next(); !errors.Is(err, ErrNoHistory) {
+	if _, err := offline.History.Next(helmrelease.Claim{}); !errors.Is(err, ErrNoHistory) {
 		t.Errorf("Next offline = %v, want ErrNoHistory", err)
 	}
 	if offline.Lookup != nil {

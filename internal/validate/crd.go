@@ -20,8 +20,8 @@ type crdVersion struct {
 	validator  apiservervalidation.SchemaValidator
 }
 
-// crdSet holds the schemas of the CustomResourceDefinitions among the objects checked, by
-// group, version and kind. A version without a schema accepts anything.
+// crdSet holds the schemas of the CustomResourceDefinitions among the objects checked (or
+// given in Options.Definitions), by group, version and kind. A version without a schema accepts anything.
 type crdSet map[schema.GroupVersionKind]*crdVersion
 
 // crdSchemas collects the schemas of the apiextensions.k8s.io/v1 CustomResourceDefinitions
@@ -30,11 +30,8 @@ type crdSet map[schema.GroupVersionKind]*crdVersion
 func crdSchemas(objs []Object) crdSet {
 	set := crdSet{}
 	for _, o := range objs {
-		if o.Object["apiVersion"] != "apiextensions.k8s.io/v1" || o.Object["kind"] != "CustomResourceDefinition" {
-			continue
-		}
-		var crd apiextensionsv1.CustomResourceDefinition
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &crd); err != nil {
+		crd, err := definitionOf(o.Object)
+		if err != nil {
 			continue
 		}
 		for _, v := range crd.Spec.Versions {

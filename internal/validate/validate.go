@@ -65,6 +65,8 @@ const (
 	ClusterSchema SchemaSource = "cluster"
 	// ChartCRDSchema is the schema of a CustomResourceDefinition among the objects checked.
 	ChartCRDSchema SchemaSource = "chart-crd"
+	// DefinitionSchema is the schema of a CustomResourceDefinition given in Options.Definitions.
+	DefinitionSchema SchemaSource = "definition"
 )
 
 // FieldError is one field of an object that its schema refuses.
@@ -123,23 +125,30 @@ type Options struct {
 	// of the kinds they define are checked against them rather than the shipped schema. Nil
 	// when there is no cluster to ask.
 	Server map[schema.GroupVersion]*ServerSchema
+	// Definitions are CustomResourceDefinitions the objects rely on that something else
+	// installs before them (another release's crds). Custom resources of their kinds are checked
+	// against them rather than the server's schema, which may be older or missing; a definition
+	// among the objects checked still comes first. They are not checked themselves.
+	Definitions []Object
 }
 
 // Check checks objs and returns what it found, in the order of objs. An object whose API
 // version the target does not serve is not checked further. A custom resource whose
 // definition is among objs is checked against that definition; any other object against the
 // server's schema of its kind when there is one, else the shipped schema of built-in kinds.
+// Between the two, a custom resource of a kind opts.Definitions defines is checked against
+// that definition.
 func Check(objs []Object, opts Options) []Finding {
-	crds := crdSchemas(objs)
+	own, given := crdSchemas(objs), crdSchemas(opts.Definitions)
 	var findings []Finding
 	for _, o := range objs {
 		apiVersion, _ := o.Object["apiVersion"].(string)
 		kind, _ := o.Object["kind"].(string)
 		base := Finding{Key: o.Key, Source: o.Source, APIVersion: apiVersion, Kind: kind}
-		if crds.defines(apiVersion, kind) {
+		if crds, source, ok := definitionFor(apiVersion, kind, own, given); ok {
 			if fields := crds.check(o.Object); len(fields) > 0 {
 				f := base
-				f.Problem, f.Fields, f.Schema = InvalidField, fields, ChartCRDSchema
+				f.Problem, f.Fields, f.Schema = InvalidField, fields, source
 				findings = append(findings, f)
 			}
 			continue
@@ -160,6 +169,18 @@ func Check(objs []Object, opts Options) []Finding {
 		}
 	}
 	return findings
+}
+
+// definitionFor returns the set of CustomResourceDefinitions that defines a kind, and which
+// schema that is: the objects' own, else the given ones.
+func definitionFor(apiVersion, kind string, own, given crdSet) (crdSet, SchemaSource, bool) {
+	switch {
+	case own.defines(apiVersion, kind):
+		return own, ChartCRDSchema, true
+	case given.defines(apiVersion, kind):
+		return given, DefinitionSchema, true
+	}
+	return nil, "", false
 }
 
 // checkFields checks obj against the server's schema of its kind, else the shipped one.

@@ -25,7 +25,7 @@ resource "gitlabk8s_release" "cache" {
       # A JSON 6902 patch, for every object of the chart's app label.
       target = { label_selector = "app.kubernetes.io/name=cache" }
       patch = jsonencode([
-        { op = "add", path = "/metadata/annotations/example.com~1team", value = "platform" },
+        { op = "add", path = "/metadata/labels/example.com~1team", value = "platform" },
       ])
     },
   ]

@@ -1,0 +1,304 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chartserver"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/testcluster"
+)
+
+// fixtureGizmoGroup is the API group of the Gizmo kind in the operator and app fixture charts.
+const fixtureGizmoGroup = "ops.test.gitlabk8s.io"
+
+// gizmoCharts are the operator and app charts of one test, with the Gizmo kind in an API group
+// of the test's own, since definitions are cluster-wide.
+type gizmoCharts struct {
+	kube          *kubernetes.Clientset
+	operator, app string
+	group         string
+}
+
+// writeGizmoCharts writes the operator and app fixture charts with the Gizmo kind in a group
+// of this test's own, and deletes its CustomResourceDefinition when the test ends (Helm never
+// deletes the definitions in crds/).
+func writeGizmoCharts(t *testing.T) *gizmoCharts {
+	t.Helper()
+	kc, err := testAccCluster(t).Clientset(testcluster.AdminContext)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := &gizmoCharts{kube: kc, group: fmt.Sprintf("g%04x.%s", rand.IntN(1<<16), fixtureGizmoGroup)}
+	if _, err := kc.Discovery().ServerResourcesForGroupVersion(g.group + "/v1"); err == nil {
+		t.Fatalf("the cluster already serves %s/v1, which this test's operator must define", g.group)
+	}
+	g.operator = g.writeChart(t, "operator", nil)
+	g.app = g.writeChart(t, "app", nil)
+	crd := "gizmos." + g.group
+	t.Cleanup(func() {
+		err := kc.RESTClient().Delete().AbsPath("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd).Do(context.Background()).Error()
+		if err != nil && !apierrors.IsNotFound(err) {
+			t.Errorf("delete CustomResourceDefinition %s: %v", crd, err)
+		}
+	})
+	return g
+}
+
+// writeChart writes the fixture chart called name in the test's group, with replaced files
+// (by path in the chart) in place of the fixture's, and returns its directory.
+func (g *gizmoCharts) writeChart(t *testing.T, name string, replaced map[string]string) string {
+	t.Helper()
+	fixture := chartserver.FixtureChart(name)
+	files := map[string]string{}
+	err := filepath.WalkDir(fixture, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		rel, _ := filepath.Rel(fixture, path)
+		files[rel] = string(data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for file, content := range replaced {
+		files[file] = content
+	}
+	for file, content := range files {
+		files[file] = strings.ReplaceAll(content, fixtureGizmoGroup, g.group)
+	}
+	return writeChart(t, name, files)
+}
+
+// releases is the operator release and the app release relying on its definitions, in
+// namespace (an HCL expression); appBody adds attributes to the app.
+func (g *gizmoCharts) releases(namespace, appBody string) string {
+	return g.releasesOf(g.operator, namespace, "", appBody)
+}
+
+// releasesOf is releases with the operator chart in operatorDir and operatorBody added to the
+// operator.
+func (g *gizmoCharts) releasesOf(operatorDir, namespace, operatorBody, appBody string) string {
+	return fmt.Sprintf(`
+resource "gitlabk8s_release" "operator" {
+  name      = "operator"
+  namespace = %[1]s
+  chart     = %[2]q
+%[5]s
+}
+
+resource "gitlabk8s_release" "app" {
+  name      = "app"
+  namespace = %[1]s
+  chart     = %[3]q
+  crds_from = gitlabk8s_release.operator.crds
+%[4]s
+}
+`, namespace, operatorDir, g.app, appBody, operatorBody)
+}
+
+// gizmoIs checks the app's Gizmo in namespace (read from the state when it names a resource
+// attribute "<address>.<attribute>") has spec.size size, or is gone when size is 0.
+func (g *gizmoCharts) gizmoIs(namespace func(*terraform.State) string, size int) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		path := fmt.Sprintf("/apis/%s/v1/namespaces/%s/gizmos/app", g.group, namespace(s))
+		body, err := g.kube.RESTClient().Get().AbsPath(path).DoRaw(context.Background())
+		switch {
+		case size == 0 && apierrors.IsNotFound(err):
+			return nil
+		case size == 0 && err == nil:
+			return fmt.Errorf("the Gizmo is still there after destroy: %s", body)
+		case err != nil:
+			return fmt.Errorf("get the app's Gizmo: %w", err)
+		case !strings.Contains(string(body), fmt.Sprintf(`"size":%d`, size)):
+			return fmt.Errorf("the live Gizmo is %s, want size %d", body, size)
+		}
+		return nil
+	}
+}
+
+// gizmoSteps are the steps of operator and app added together in config(appBody): a Gizmo the
+// definition refuses fails the plan, naming the field and crds_from; a valid one is planned with
+// the operator's crds known, applied, and planned again as empty.
+func (g *gizmoCharts) gizmoSteps(config func(appBody string) string, namespace func(*terraform.State) string) []resource.TestStep {
+	crdKey := "CustomResourceDefinition.apiextensions.k8s.io/gizmos." + g.group
+	return []resource.TestStep{
+		{
+			Config:      config(`  set = { size = "50" }`),
+			ExpectError: wrappedPattern(`(?s)Invalid Object Fields.*Gizmo\.` + strings.ReplaceAll(g.group, ".", `\.`) + `/app.*in crds_from.*\.spec\.size: Invalid value.*less than or equal to 10`),
+		},
+		{
+			Config: config(""),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue("gitlabk8s_release.operator", tfjsonpath.New("crds"), knownvalue.ListExact([]knownvalue.Check{
+						knownStringContaining("name: gizmos." + g.group),
+					})),
+					plancheck.ExpectKnownValue("gitlabk8s_release.operator", tfjsonpathManifest(crdKey), knownStringContaining("maximum: 10")),
+					plancheck.ExpectKnownValue("gitlabk8s_release.app", tfjsonpathManifest("Gizmo."+g.group+"/app"), knownStringContaining("size: 3")),
+					plancheck.ExpectKnownValue("gitlabk8s_release.app", tfjsonpath.New("crds"), knownvalue.ListExact(nil)),
+				},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+			Check: g.gizmoIs(namespace, 3),
+		},
+	}
+}
+
+// An operator and an app with a custom resource of the operator's kind, added to an existing
+// environment in one change: the cluster serves no Gizmo at plan time, so the app's Gizmo is
+// checked against crds_from, applied after the definition is established, and destroyed.
+func TestAccRelease_crdsFromAnotherReleaseInAnExistingEnvironment(t *testing.T) {
+	e := testAccRelease(t)
+	g := writeGizmoCharts(t)
+	namespace := func(*terraform.State) string { return e.namespace }
+	testAccResourceTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps:                    g.gizmoSteps(func(body string) string { return g.releases(fmt.Sprintf("%q", e.namespace), body) }, namespace),
+		CheckDestroy:             g.gizmoIs(namespace, 0),
+	})
+}
+
+// The same in a new environment, whose namespace does not exist at plan time: nothing in it is
+// dry-run, and the app's Gizmo is still checked against crds_from.
+func TestAccRelease_crdsFromAnotherReleaseInANewEnvironment(t *testing.T) {
+	g := writeGizmoCharts(t)
+	const environment = "gitlabk8s_environment.review"
+	config := func(body string) string {
+		return fmt.Sprintf(`
+provider "gitlabk8s" {
+  gitlab = {
+    project_id        = "42"
+    project_path_slug = "group-app"
+  }
+}
+
+resource "gitlabk8s_environment" "review" {
+  name = "review/crds-%s"
+}
+`, strings.Split(g.group, ".")[0]) + g.releases(environment+".namespace", body)
+	}
+	namespace := func(s *terraform.State) string {
+		return s.RootModule().Resources[environment].Primary.Attributes["namespace"]
+	}
+	var last string
+	testAccResourceTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: g.gizmoSteps(config, func(s *terraform.State) string {
+			last = namespace(s)
+			return last
+		}),
+		CheckDestroy: g.gizmoIs(func(*terraform.State) string { return last }, 0),
+	})
+}
+
+// gizmoDefinition is the operator chart's definition with versions, the first of them the
+// storage version, each with the fixture's schema.
+func gizmoDefinition(versions ...string) string {
+	var b strings.Builder
+	b.WriteString(`apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gizmos.ops.test.gitlabk8s.io
+spec:
+  group: ops.test.gitlabk8s.io
+  scope: Namespaced
+  names: {kind: Gizmo, listKind: GizmoList, plural: gizmos, singular: gizmo}
+  versions:
+`)
+	for i, v := range versions {
+		fmt.Fprintf(&b, `    - name: %s
+      served: true
+      storage: %t
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              required: [size]
+              properties:
+                size: {type: integer, minimum: 1, maximum: 10}
+`, v, i == 0)
+	}
+	return b.String()
+}
+
+// liveGizmoVersions checks the cluster's Gizmo definition serves exactly versions.
+func (g *gizmoCharts) liveGizmoVersions(versions ...string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		body, err := g.kube.RESTClient().Get().AbsPath("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", "gizmos."+g.group).DoRaw(context.Background())
+		if err != nil {
+			return err
+		}
+		for _, v := range []string{"v1", "v2"} {
+			if want, has := slices.Contains(versions, v), strings.Contains(string(body), `"name":"`+v+`"`); want != has {
+				return fmt.Errorf("the live definition serves %s: %t, want %t: %s", v, has, want, body)
+			}
+		}
+		return nil
+	}
+}
+
+// Under create_replace, a new version of the operator's definition shows in its plan, is applied
+// before the upgrade, and the plan after it is empty; the app moves to the new version in the
+// same change, its custom resource checked against the new definition in crds_from (one the
+// schema refuses fails the plan); a definition that drops the version the
+// cluster stores objects in is refused by the plan, naming it.
+func TestAccRelease_crdPolicyReplacesDefinitions(t *testing.T) {
+	e := testAccRelease(t)
+	g := writeGizmoCharts(t)
+	crdKey := "CustomResourceDefinition.apiextensions.k8s.io/gizmos." + g.group
+	withDefinition := func(versions ...string) string {
+		return g.writeChart(t, "operator", map[string]string{"crds/gizmos.yaml": gizmoDefinition(versions...)})
+	}
+	bumped, dropped := withDefinition("v1", "v2"), withDefinition("v2")
+	config := func(operator, appBody string) string {
+		return g.releasesOf(operator, fmt.Sprintf("%q", e.namespace), `  crd_policy = "create_replace"`, appBody)
+	}
+	first := g.operator
+	const onV2 = `  set = { gizmoVersion = "v2" }`
+	testAccResourceTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: config(first, ""), Check: g.liveGizmoVersions("v1")},
+			{
+				// The cluster serves only v1 at plan time: the app's v2 Gizmo is checked against
+				// the bumped definition in crds_from.
+				Config:      config(bumped, `  set = { gizmoVersion = "v2", size = "50" }`),
+				ExpectError: wrappedPattern(`(?s)Invalid Object Fields.*Gizmo\.` + strings.ReplaceAll(g.group, ".", `\.`) + `/app.*in crds_from.*\.spec\.size: Invalid value.*less than or equal to 10`),
+			},
+			{
+				Config: config(bumped, onV2),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("gitlabk8s_release.operator", plancheck.ResourceActionUpdate),
+						plancheck.ExpectKnownValue("gitlabk8s_release.operator", tfjsonpathManifest(crdKey), knownStringContaining("name: v2")),
+						plancheck.ExpectKnownValue("gitlabk8s_release.app", tfjsonpathManifest("Gizmo."+g.group+"/app"), knownStringContaining("/v2")),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: resource.ComposeTestCheckFunc(g.liveGizmoVersions("v1", "v2"), g.gizmoIs(func(*terraform.State) string { return e.namespace }, 3)),
+			},
+			{
+				Config:      config(dropped, onV2),
+				ExpectError: wrappedPattern(`(?s)Stored Version Dropped.*gizmos\.` + strings.ReplaceAll(g.group, ".", `\.`) + ` no longer lists v1`),
+			},
+		},
+	})
+}

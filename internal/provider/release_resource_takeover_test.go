@@ -1,0 +1,186 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chartserver"
+)
+
+// takingOver is the web release's configuration with take_ownership set as given.
+func (e *releaseTestEnv) takingOver(takeOwnership bool, greeting string) string {
+	return e.webRelease(fmt.Sprintf("  take_ownership = %t\n  set = { \"config.greeting\" = %q }", takeOwnership, greeting))
+}
+
+// configMapGreeting checks that the live ConfigMap web holds greeting and belongs to the
+// release web, as Helm's ownership annotations say.
+func (e *releaseTestEnv) configMapGreeting(greeting string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		cm, err := e.kube.CoreV1().ConfigMaps(e.namespace).Get(context.Background(), "web", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if got := cm.Data["greeting"]; got != greeting {
+			return fmt.Errorf("ConfigMap web: greeting = %q, want %q", got, greeting)
+		}
+		if owner := cm.Annotations["meta.helm.sh/release-name"]; owner != "web" {
+			return fmt.Errorf("ConfigMap web belongs to release %q, want web", owner)
+		}
+		return nil
+	}
+}
+
+// nothingLeft checks that the destroy left no revision of release web and no ConfigMap web.
+func (e *releaseTestEnv) nothingLeft(t *testing.T) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		if revisions := e.helmRevisions(t, "web"); len(revisions) > 0 {
+			return fmt.Errorf("after the destroy, Helm still stores revisions %v of release web", revisions)
+		}
+		_, err := e.kube.CoreV1().ConfigMaps(e.namespace).Get(context.Background(), "web", metav1.GetOptions{})
+		if !apierrors.IsNotFound(err) {
+			return fmt.Errorf("after the destroy, ConfigMap web: %v, want not found", err)
+		}
+		return nil
+	}
+}
+
+// A release installed with the helm CLI and not in the state: without take_ownership the plan
+// fails on the attribute, naming the import command; with it, the apply upgrades the deployed
+// revision 1 to 2 with the configuration's values, the replan is empty, and the destroy
+// uninstalls it.
+func TestAccRelease_takeOverAHelmInstalledRelease(t *testing.T) {
+	e := testAccRelease(t)
+	e.helmCLIOf(t, helm4Binary(t))("install", "web", chartserver.FixtureChart("web"), "--wait", "--set", "config.greeting=from-cli")
+	testAccResourceTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             e.nothingLeft(t),
+		Steps: []resource.TestStep{
+			{
+				Config:      e.takingOver(false, "from-terraform"),
+				ExpectError: wrappedText("Release Already Exists", "revision 1", "terraform import <address> "+e.namespace+"/web", "take_ownership = true"),
+			},
+			{
+				Config: e.takingOver(true, "from-terraform"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(webAddress, plancheck.ResourceActionCreate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(webAddress, tfjsonpath.New("revision"), knownvalue.Int64Exact(2)),
+				},
+				Check: resource.ComposeAggregateTestCheckFunc(
+					e.configMapGreeting("from-terraform"),
+					func(*terraform.State) error {
+						if got := fmt.Sprint(e.helmRevisions(t, "web")); got != "[1:superseded 2:deployed]" {
+							return fmt.Errorf("Helm's revisions of web = %s, want the CLI's 1 superseded by the provider's 2", got)
+						}
+						return nil
+					},
+				),
+			},
+			{
+				Config:           e.takingOver(true, "from-terraform"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
+	})
+}
+
+// kubectlApply applies manifest in the test's namespace with the kubectl CLI, as a user would.
+func (e *releaseTestEnv) kubectlApply(t *testing.T, manifest string) {
+	t.Helper()
+	c := testAccCluster(t)
+	file := filepath.Join(t.TempDir(), "objects.yaml")
+	if err := os.WriteFile(file, []byte(manifest), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(c.KubectlPath, "--kubeconfig", c.Kubeconfig, "--context", c.AdminContext, "--namespace", e.namespace, "apply", "-f", file)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("kubectl apply: %v\n%s", err, out)
+	}
+}
+
+// Objects created with kubectl apply (no Helm ownership metadata) are adopted by the install,
+// as Helm's --take-ownership does: they get the release's annotations and the chart's content,
+// a field the chart does not set stays, the replan is empty, and the destroy deletes them.
+func TestAccRelease_takeOwnershipAdoptsObjectsWithoutOwner(t *testing.T) {
+	e := testAccRelease(t)
+	e.kubectlApply(t, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\ndata:\n  greeting: from-kubectl\n  extra: x\n")
+	testAccResourceTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             e.nothingLeft(t),
+		Steps: []resource.TestStep{
+			{
+				Config:            e.takingOver(true, "from-terraform"),
+				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue(webAddress, tfjsonpath.New("revision"), knownvalue.Int64Exact(1))},
+				Check: resource.ComposeAggregateTestCheckFunc(e.configMapGreeting("from-terraform"), func(*terraform.State) error {
+					cm, err := e.kube.CoreV1().ConfigMaps(e.namespace).Get(context.Background(), "web", metav1.GetOptions{})
+					if err != nil {
+						return err
+					}
+					if cm.Data["extra"] != "x" {
+						return fmt.Errorf("ConfigMap web lost the field kubectl set and the chart does not: %v", cm.Data)
+					}
+					return nil
+				}),
+			},
+			{
+				Config:           e.takingOver(true, "from-terraform"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
+	})
+}
+
+// An object that belongs to another Helm release is refused at plan time, naming that
+// release; once that release no longer holds it, the install goes through.
+func TestAccRelease_takeOwnershipRefusesAnotherReleasesObject(t *testing.T) {
+	e := testAccRelease(t)
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
+		Name:   "web",
+		Labels: map[string]string{"app.kubernetes.io/managed-by": "Helm"},
+		Annotations: map[string]string{
+			"meta.helm.sh/release-name": "other", "meta.helm.sh/release-namespace": e.namespace,
+		},
+	}, Data: map[string]string{"greeting": "from-other"}}
+	if _, err := e.kube.CoreV1().ConfigMaps(e.namespace).Create(context.Background(), cm, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	testAccResourceTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             e.nothingLeft(t),
+		Steps: []resource.TestStep{
+			{
+				Config:      e.takingOver(true, "from-terraform"),
+				PlanOnly:    true,
+				ExpectError: wrappedText("Object Belongs to Another Release", "ConfigMap web", "Helm release "+e.namespace+"/other"),
+			},
+			{
+				PreConfig: func() {
+					if err := e.kube.CoreV1().ConfigMaps(e.namespace).Delete(context.Background(), "web", metav1.DeleteOptions{}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: e.takingOver(true, "from-terraform"),
+				Check:  e.configMapGreeting("from-terraform"),
+			},
+			{
+				Config:           e.takingOver(true, "from-terraform"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
+	})
+}
