@@ -270,7 +270,7 @@ func (c *Client) install(ctx context.Context, cfg *action.Configuration, spec Sp
 	if err == nil {
 		return asRelease(installed)
 	}
-	opErr := &OperationError{Operation: "install", Release: releaseID(spec), Err: err}
+	opErr := &OperationError{Operation: "install", Release: releaseID(spec), Err: classifyOperation(err)}
 	if ctx.Err() != nil {
 		opErr.Cancelled = true
 		c.settleCancelled(cfg.Releases, spec, "installing")
@@ -310,7 +310,7 @@ func (c *Client) upgrade(ctx context.Context, cfg *action.Configuration, spec Sp
 		out.Removed, out.RemoveErr = c.removeLeftovers(cfg, rel, stale)
 		return rel, nil
 	}
-	opErr := &OperationError{Operation: "upgrade", Release: releaseID(spec), Err: err}
+	opErr := &OperationError{Operation: "upgrade", Release: releaseID(spec), Err: classifyOperation(err)}
 	if ctx.Err() != nil {
 		opErr.Cancelled = true
 		c.settleCancelled(cfg.Releases, spec, "upgrading")

@@ -224,3 +224,13 @@ func TestReleaseDiagnostics_atomicUndo(t *testing.T) {
 		}
 	}
 }
+
+// Helm's refusal to overwrite an object without the release's ownership metadata names
+// take_ownership, the way out.
+func TestReleaseDiagnostics_ownershipConflictNamesTakeOwnership(t *testing.T) {
+	err := &helmrelease.OperationError{Operation: "install", Err: &helmrelease.OwnershipError{Err: errors.New(`ConfigMap "web" exists and cannot be imported into the current release`)}}
+	detail := applyDiagnostic(diagnosticsHiding(), "review-1/web", true, err).Detail()
+	if first, _, _ := strings.Cut(detail, "\n\n"); !strings.Contains(first, "Set take_ownership = true") {
+		t.Errorf("the diagnostic does not name take_ownership: %s", detail)
+	}
+}

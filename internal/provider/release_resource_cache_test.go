@@ -3,6 +3,7 @@ package provider
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -110,6 +111,19 @@ func inodeOf(t *testing.T, path string) uint64 {
 func declareColour(t *testing.T, e *releaseTestEnv, group string) {
 	t.Helper()
 	ctx := context.Background()
+	published := func(ctx context.Context) string {
+		var index struct {
+			Paths map[string]struct {
+				ServerRelativeURL string `json:"serverRelativeURL"`
+			} `json:"paths"`
+		}
+		b, err := e.kube.Discovery().RESTClient().Get().AbsPath("/openapi/v3").DoRaw(ctx)
+		if err != nil || json.Unmarshal(b, &index) != nil {
+			return ""
+		}
+		return index.Paths["apis/"+group+"/v1"].ServerRelativeURL
+	}
+	before := published(ctx)
 	crds := definitionClient(t, e)
 	crd, err := crds.Get(ctx, "parts."+group, metav1.GetOptions{})
 	if err != nil {
@@ -126,8 +140,14 @@ func declareColour(t *testing.T, e *releaseTestEnv, group string) {
 	if _, err := crds.Update(ctx, crd, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// The index names the document by its hash, and a plan reads the index first: wait until it
+	// names the new document, not only until the document has the field.
 	err = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		doc, err := e.kube.Discovery().RESTClient().Get().AbsPath("/openapi/v3/apis/" + group + "/v1").DoRaw(ctx)
+		now := published(ctx)
+		if now == "" || now == before {
+			return false, nil
+		}
+		doc, err := e.kube.Discovery().RESTClient().Get().AbsPath(strings.SplitN(now, "?", 2)[0]).DoRaw(ctx)
 		return err == nil && strings.Contains(string(doc), `"colour"`), nil
 	})
 	if err != nil {

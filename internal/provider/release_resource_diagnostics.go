@@ -96,6 +96,7 @@ func applyDiagnostic(d releaseDiagnostics, id string, creating bool, err error) 
 		blocked  *helmrelease.BlockedError
 		timeout  *helmrelease.TimeoutError
 		tested   *helmrelease.TestError
+		owned    *helmrelease.OwnershipError
 	)
 	switch {
 	case errors.As(err, &tested):
@@ -127,6 +128,10 @@ func applyDiagnostic(d releaseDiagnostics, id string, creating bool, err error) 
 	case errors.As(err, &timeout):
 		what = "The release's objects were not ready within the timeout; the message says what was still pending and why, where " +
 			"Kubernetes says. Check the objects with kubectl describe, or raise timeout."
+	case errors.As(err, &owned):
+		what = "An object of the release exists in the cluster without the release's Helm ownership metadata (made with kubectl apply " +
+			"or another tool), and Helm does not overwrite it. Set take_ownership = true to adopt objects that have no owner, or delete " +
+			"the object, and apply again."
 	case errors.As(err, &op) && op.Cancelled:
 		what = "The operation was cancelled. The release was marked failed rather than left pending, so the next apply continues from there."
 	default:

@@ -113,9 +113,10 @@ func (e *releaseTestEnv) kubectlApply(t *testing.T, manifest string) {
 	}
 }
 
-// Objects created with kubectl apply (no Helm ownership metadata) are adopted by the install,
-// as Helm's --take-ownership does: they get the release's annotations and the chart's content,
-// a field the chart does not set stays, the replan is empty, and the destroy deletes them.
+// Objects created with kubectl apply (no Helm ownership metadata) make the install fail
+// without take_ownership, naming it, and are adopted with it, as Helm's --take-ownership does:
+// they get the release's annotations and the chart's content, a field the chart does not set
+// stays, the replan is empty, and the destroy deletes them.
 func TestAccRelease_takeOwnershipAdoptsObjectsWithoutOwner(t *testing.T) {
 	e := testAccRelease(t)
 	e.kubectlApply(t, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\ndata:\n  greeting: from-kubectl\n  extra: x\n")
@@ -123,6 +124,10 @@ func TestAccRelease_takeOwnershipAdoptsObjectsWithoutOwner(t *testing.T) {
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             e.nothingLeft(t),
 		Steps: []resource.TestStep{
+			{
+				Config:      e.takingOver(false, "from-terraform"),
+				ExpectError: wrappedPattern(`(?s)Unable to Install Release.*Set take_ownership = true to adopt objects that have no\s+owner.*exists and cannot be imported into the current release`),
+			},
 			{
 				Config:            e.takingOver(true, "from-terraform"),
 				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue(webAddress, tfjsonpath.New("revision"), knownvalue.Int64Exact(1))},
