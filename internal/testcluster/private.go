@@ -65,7 +65,8 @@ func StartPrivate(ctx context.Context, opts PrivateOptions) (*Private, error) {
 	}}
 	dir := stateDir(root, opts.Dir)
 	if err := p.run(ctx, dir, "cluster-up.sh"); err != nil {
-		return nil, err
+		// What did start must not outlive the test.
+		return nil, errors.Join(err, p.run(context.WithoutCancel(ctx), dir, "cluster-down.sh"))
 	}
 	if p.Cluster, err = load(dir); err != nil {
 		return nil, fmt.Errorf("read private cluster started by scripts/cluster-up.sh: %w", err)
