@@ -62,6 +62,8 @@ func StartPrivate(ctx context.Context, opts PrivateOptions) (*Private, error) {
 	p := &Private{root: root, env: []string{
 		"GITLABK8S_APISERVER_PORT=" + strconv.Itoa(opts.APIServerPort),
 		"GITLABK8S_ETCD_PORT=" + strconv.Itoa(opts.EtcdPort),
+		// A fault proxy asked for the shared cluster would take its port here too.
+		"GITLABK8S_FAULT_PROXY_PORT=",
 	}}
 	dir := stateDir(root, opts.Dir)
 	if err := p.run(ctx, dir, "cluster-up.sh"); err != nil {
