@@ -11,6 +11,11 @@
 #   GITLABK8S_ETCD_PORT       etcd client port (default: 12379); the peer port is the next one
 #   GITLABK8S_CLUSTER_TIMEOUT seconds allowed for each readiness wait (default: 120)
 #   GITLABK8S_BIN_DIR         where built binaries live (default: <repo>/bin)
+#   GITLABK8S_FAULT_PROXY_PORT when set, the fault proxy (scripts/cluster/faultproxy) listens on
+#                             this port in front of the API server and the kubeconfig and env
+#                             file name it: `kill -USR1` its pid (pids/faultproxy.pid) resets
+#                             every connection, `kill -USR2` stalls them for 10 s;
+#                             GITLABK8S_FAULT_PROXY_ARGS adds flags (-delay 20ms -reset-every 5s)
 #
 # It writes $GITLABK8S_CLUSTER_DIR/kubeconfig (contexts admin, current, and ci-job) and
 # $GITLABK8S_CLUSTER_DIR/env (shell-sourceable: KUBECONFIG, host, tokens, CA path, kubectl).
@@ -127,7 +132,7 @@ declare -A user_impersonation=()
 # write_kubeconfig FILE CURRENT-CONTEXT USER=TOKEN... writes a kubeconfig with one context per
 # user. The CA is embedded, so the file works wherever it is copied, and TLS is always verified.
 write_kubeconfig() {
-  local file="$1" current="$2" ca_data pair
+  local file="$1" current="$2" server="${KUBECONFIG_SERVER:-$APISERVER_URL}" ca_data pair
   shift 2
   ca_data="$(base64 -w0 <"$PKI_DIR/ca.crt")"
   (
@@ -138,7 +143,7 @@ write_kubeconfig() {
       echo "clusters:"
       echo "- name: gitlabk8s-local"
       echo "  cluster:"
-      echo "    server: $APISERVER_URL"
+      echo "    server: $server"
       echo "    certificate-authority-data: $ca_data"
       echo "contexts:"
       for pair in "$@"; do
@@ -393,6 +398,27 @@ local_cloud_running() {
 }
 wait_until local-cloud "local-cloud provisioning volumes and load balancers" local_cloud_running
 
+# --- fault proxy (GITLABK8S_FAULT_PROXY_PORT) --------------------------------------------------
+# Built like local-cloud; a cluster started without it stops one left from an earlier start.
+restart_if_stale faultproxy
+if component_wanted faultproxy; then
+  if ! component_pid faultproxy >/dev/null; then
+    log "building faultproxy (go build ./scripts/cluster/faultproxy)"
+    mkdir -p "$CLUSTER_DIR/bin"
+    (cd "$REPO_ROOT" && GOFLAGS='' go build -trimpath -ldflags "-s -w" -o "$CLUSTER_DIR/bin/faultproxy.new" ./scripts/cluster/faultproxy)
+    mv "$CLUSTER_DIR/bin/faultproxy.new" "$CLUSTER_DIR/bin/faultproxy"
+  fi
+  wait_port_free faultproxy "$FAULT_PROXY_PORT" GITLABK8S_FAULT_PROXY_PORT
+  # shellcheck disable=SC2086 # the extra flags are words
+  start faultproxy "$CLUSTER_DIR/bin/faultproxy" -listen "127.0.0.1:$FAULT_PROXY_PORT" \
+    -upstream "127.0.0.1:$APISERVER_PORT" ${GITLABK8S_FAULT_PROXY_ARGS:-}
+  wait_until faultproxy "faultproxy in front of the API server at $CLIENT_URL" \
+    curl -fsS --max-time 3 --cacert "$PKI_DIR/ca.crt" "$CLIENT_URL/readyz"
+elif pid="$(component_pid faultproxy)"; then
+  stop_pid faultproxy "$pid"
+  rm -f "$PID_DIR/faultproxy.pid"
+fi
+
 # Pods cannot be created in a namespace before its default ServiceAccount exists.
 wait_until kube-controller-manager "ServiceAccount default/default exists" \
   kubectl -n default get serviceaccount default
@@ -402,7 +428,9 @@ wait_until kube-controller-manager "ServiceAccount default/default exists" \
 # A second look a moment later catches a component started once more that died again.
 for pass in 1 2; do
   sleep 1
-  for name in "${COMPONENTS[@]}"; do restart_once "$name" "after it was ready (check $pass)"; done
+  for name in "${COMPONENTS[@]}"; do
+    component_wanted "$name" && restart_once "$name" "after it was ready (check $pass)"
+  done
 done
 
 # --- CI job identity ----------------------------------------------------------------------------
@@ -423,7 +451,7 @@ user_impersonation[ci-job]="$(cat <<'YAML'
     - gitlab:project_env_tier:1:development
 YAML
 )"
-write_kubeconfig "$KUBECONFIG_FILE" admin "admin=$ADMIN_TOKEN" "ci-job=$AGENT_TOKEN"
+KUBECONFIG_SERVER="$CLIENT_URL" write_kubeconfig "$KUBECONFIG_FILE" admin "admin=$ADMIN_TOKEN" "ci-job=$AGENT_TOKEN"
 
 # --- files for clients --------------------------------------------------------------------------
 
@@ -433,7 +461,7 @@ write_kubeconfig "$KUBECONFIG_FILE" admin "admin=$ADMIN_TOKEN" "ci-job=$AGENT_TO
 # Written by scripts/cluster-up.sh. Source it to talk to the local cluster.
 export GITLABK8S_CLUSTER_DIR='$CLUSTER_DIR'
 export KUBECONFIG='$KUBECONFIG_FILE'
-export GITLABK8S_KUBE_HOST='$APISERVER_URL'
+export GITLABK8S_KUBE_HOST='$CLIENT_URL'
 export GITLABK8S_KUBE_CA_FILE='$PKI_DIR/ca.crt'
 export GITLABK8S_ADMIN_TOKEN='$ADMIN_TOKEN'
 export GITLABK8S_AGENT_TOKEN='$AGENT_TOKEN'
@@ -444,7 +472,7 @@ ENV
   mv "$ENV_FILE.tmp" "$ENV_FILE"
 )
 
-log "cluster ready: $APISERVER_URL"
+log "cluster ready: $CLIENT_URL"
 log "  kubeconfig: $KUBECONFIG_FILE (contexts admin, ci-job)"
 log "  env:        source $ENV_FILE"
 log "  kubectl:    $scripts/kubectl.sh get nodes"

@@ -49,7 +49,8 @@ log "helm CLI tests use $GITLABK8S_HELM and $GITLABK8S_HELM4"
 # These do, and only these (under it the whole package's run takes about 70% longer, for paths
 # that run no goroutines of the provider's own or Helm's): Helm's parallel deletes of a release of many objects logging with set_sensitive
 # values, the plan's parallel dry runs, a readiness wait cut short by a crash loop and rolled
-# back, and two releases applied at once by one provider instance. Each pattern names top-level
+# back, two releases applied at once by one provider instance, and the retries of Helm's and the
+# provider's goroutines sharing one transport while a tunnel resets every connection. Each pattern names top-level
 # tests of internal/provider and must match at least one; the unit run already built the
 # package with -race, so this costs their run time only.
 race_tests=(
@@ -57,6 +58,7 @@ race_tests=(
   'TestAccRelease_dryRun[A-Za-z]*'
   'TestAccRelease_crashLoopFailsFastAndRollsBack'
   'TestAccRelease_hooksAndCRDs'
+  'TestAccRelease_tunnelResetsEveryTwoSeconds'
 )
 race_run="^($(IFS='|'; echo "${race_tests[*]}"))\$"
 

@@ -119,6 +119,14 @@ func testAccCluster(t *testing.T) *testcluster.Cluster {
 	if clusterErr != nil {
 		t.Fatalf("start the local cluster: %v", clusterErr)
 	}
+	testAccOn(t, cluster)
+	return cluster
+}
+
+// testAccOn points $KUBECONFIG at c's admin context and clears every setting of the
+// developer's machine that could reach a test's provider configuration.
+func testAccOn(t *testing.T, c *testcluster.Cluster) {
+	t.Helper()
 	// terraform-plugin-testing runs this CLI (scripts/test.sh sets it); make test's summary
 	// reports it.
 	if path := os.Getenv("TF_ACC_TERRAFORM_PATH"); path != "" {
@@ -126,14 +134,13 @@ func testAccCluster(t *testing.T) *testcluster.Cluster {
 	}
 	// Nothing from the developer's machine may leak into a test's provider configuration.
 	t.Setenv("HOME", t.TempDir())
-	t.Setenv("KUBECONFIG", cluster.Kubeconfig)
+	t.Setenv("KUBECONFIG", c.Kubeconfig)
 	for _, v := range []string{"CONFIG_PATH", "CONFIG_CONTEXT", "HOST", "TOKEN", "CLUSTER_CA_CERTIFICATE", "CLIENT_CERTIFICATE", "CLIENT_KEY", "INSECURE", "KUBE_VERSION", "API_VERSIONS"} {
 		t.Setenv(envPrefix+v, "")
 	}
 	for _, v := range []string{"CI_PROJECT_ID", "CI_PROJECT_PATH_SLUG", "CI_ENVIRONMENT_NAME", "CI_ENVIRONMENT_SLUG", "CI_PIPELINE_URL", "CI_JOB_URL", "CI_COMMIT_SHA", "CI_MERGE_REQUEST_IID"} {
 		t.Setenv(v, "")
 	}
-	return cluster
 }
 
 // Every test case of the package runs through testAccResourceTest or testUnitResourceTest,

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -42,7 +43,12 @@ func buildProviderBinary(t *testing.T) string {
 		}
 		_, file, _, _ := runtime.Caller(0)
 		root := filepath.Join(filepath.Dir(file), "..", "..")
-		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, "terraform-provider-gitlabk8s"), ".")
+		args := []string{"build", "-o", filepath.Join(dir, "terraform-provider-gitlabk8s")}
+		if raceEnabled {
+			// The provider runs in terraform's child process: its races are found only there.
+			args = append(args, "-race")
+		}
+		cmd := exec.Command("go", append(args, ".")...)
 		cmd.Dir = root
 		cmd.Env = append(os.Environ(), "HOME="+originalHome)
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -165,6 +171,13 @@ func newTerraformCLI(t *testing.T, cli cliBinary) *terraformCLI {
 		t.Fatal(err)
 	}
 	logPath := filepath.Join(dir, "provider.log")
+	// A provider built with -race reports a race on its stderr, which terraform logs.
+	t.Cleanup(func() {
+		data, _ := os.ReadFile(logPath)
+		if i := bytes.Index(data, []byte("WARNING: DATA RACE")); i >= 0 {
+			t.Errorf("the provider reported a data race:\n%s", data[i:min(len(data), i+8<<10)])
+		}
+	})
 	env := append(os.Environ(),
 		"TF_CLI_CONFIG_FILE="+rc,
 		"TF_IN_AUTOMATION=1",

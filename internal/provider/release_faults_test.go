@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -121,12 +122,8 @@ func TestAccRelease_tunnelResetsEveryTwoSeconds(t *testing.T) {
 	if got := e.helmRevisions(t, "app"); len(got) != 0 {
 		t.Fatalf("after the destroy helm history = %v, want none", got)
 	}
-	left, err := e.kube.CoreV1().ConfigMaps(e.namespace).List(t.Context(), metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=bench"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(left.Items) != 0 {
-		t.Fatalf("after the destroy %d ConfigMaps of the release are left", len(left.Items))
+	if left := e.benchConfigMapsLeft(t); left != 0 {
+		t.Fatalf("after the destroy %d ConfigMaps of the release are left", left)
 	}
 
 	// The schedule must have broken connections, and the provider must have ridden them out.
@@ -141,4 +138,98 @@ func TestAccRelease_tunnelResetsEveryTwoSeconds(t *testing.T) {
 	if len(secondRuns) > 0 {
 		t.Errorf("needed a second run for %v; the retries should ride out a reset every 2s", secondRuns)
 	}
+}
+
+// behindGateway starts the tunnel's HTTP layer in front of the local cluster's API server and
+// points $KUBECONFIG (and so the provider of every terraform run started after it) at it. The
+// test's own clients still reach the API server directly.
+func (e *releaseTestEnv) behindGateway(t *testing.T) *faultproxy.Gateway {
+	t.Helper()
+	gateway, err := faultproxy.StartGateway(e.cluster.Kubeconfig, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(gateway.Close)
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := gateway.Kubeconfig(e.cluster.Kubeconfig, kubeconfig); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("KUBECONFIG", kubeconfig)
+	return gateway
+}
+
+// benchConfigMapsLeft is how many ConfigMaps of the bench chart are in the namespace.
+func (e *releaseTestEnv) benchConfigMapsLeft(t *testing.T) int {
+	t.Helper()
+	left, err := e.kube.CoreV1().ConfigMaps(e.namespace).List(t.Context(), metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=bench"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(left.Items)
+}
+
+// Helm's uninstall reads each object before deleting it, to check that the release owns it, and
+// skips one whose read fails; it then purged the records, and the object was left for good. The
+// provider deletes what the uninstall left before it removes the records.
+func TestAccRelease_destroyDeletesWhatTheUninstallSkipped(t *testing.T) {
+	e := testAccRelease(t)
+	gateway := e.behindGateway(t)
+	cli := newTerraformCLI(t, suiteCLI(t))
+	cli.writeConfig(benchRelease(t, e.namespace, 10, "1"))
+	cli.mustRun("apply", "-auto-approve")
+
+	// Without a refresh, the first read of the object in the destroy is Helm's check of its
+	// owner: refused once, as a passing fault of the API server would.
+	skipped := "/api/v1/namespaces/" + e.namespace + "/configmaps/app-0003"
+	gateway.Answer(&faultproxy.Rule{
+		Match:    func(r *http.Request) bool { return r.Method == http.MethodGet && r.URL.Path == skipped },
+		Share:    1,
+		Times:    1,
+		Statuses: []int{http.StatusInternalServerError},
+	})
+	cli.mustRun("destroy", "-auto-approve", "-refresh=false")
+	if !strings.Contains(cli.providerLog(), "ownership could not be verified") {
+		t.Fatalf("the provider log does not say that Helm skipped an object (the gateway answered %v); the test proved nothing", gateway.Answered())
+	}
+	if got := e.helmRevisions(t, "app"); len(got) != 0 {
+		t.Fatalf("after the destroy helm history = %v, want none", got)
+	}
+	if left := e.benchConfigMapsLeft(t); left != 0 {
+		t.Fatalf("after the destroy %d ConfigMaps of the release are left", left)
+	}
+}
+
+// The tunnel answers 30% of requests 503 or 429 with a Retry-After for a whole plan, apply and
+// destroy: each succeeds at once, and with the tunnel well again the plan after the apply is empty.
+func TestAccRelease_aThirdOfRequestsAnswered503Or429(t *testing.T) {
+	e := testAccRelease(t)
+	gateway := e.behindGateway(t)
+	cli := newTerraformCLI(t, suiteCLI(t))
+	storm := &faultproxy.Rule{Share: 0.3, Statuses: []int{http.StatusServiceUnavailable, http.StatusTooManyRequests}, RetryAfter: "1"}
+	gateway.Answer(storm)
+
+	cli.writeConfig(benchRelease(t, e.namespace, 20, "1"))
+	cli.mustRun("plan")
+	cli.mustRun("apply", "-auto-approve")
+	e.notPending(t)
+	gateway.Answer()
+	if plan := cli.mustRun("plan"); !strings.Contains(plan, "No changes.") {
+		t.Fatalf("plan after the apply is not empty:\n%s", plan)
+	}
+	gateway.Answer(storm)
+	cli.mustRun("destroy", "-auto-approve")
+	if got := e.helmRevisions(t, "app"); len(got) != 0 {
+		t.Fatalf("after the destroy helm history = %v, want none", got)
+	}
+	if left := e.benchConfigMapsLeft(t); left != 0 {
+		t.Fatalf("after the destroy %d ConfigMaps of the release are left", left)
+	}
+	answered := gateway.Answered()
+	if answered[http.StatusServiceUnavailable] == 0 || answered[http.StatusTooManyRequests] == 0 {
+		t.Fatalf("the gateway answered %v; the storm never hit", answered)
+	}
+	if retried := strings.Count(cli.providerLog(), "retrying "); retried == 0 {
+		t.Fatal("the provider log says of no retry")
+	}
+	t.Logf("answered %v, forwarded %d", answered, gateway.Forwarded())
 }

@@ -33,7 +33,12 @@ type releaseTestEnv struct {
 // deleted when the test ends.
 func testAccRelease(t *testing.T) *releaseTestEnv {
 	t.Helper()
-	c := testAccCluster(t)
+	return testAccReleaseOn(t, testAccCluster(t))
+}
+
+// testAccReleaseOn creates a namespace for one test on cluster c, deleted when the test ends.
+func testAccReleaseOn(t *testing.T, c *testcluster.Cluster) *releaseTestEnv {
+	t.Helper()
 	kc, err := c.Clientset(testcluster.AdminContext)
 	if err != nil {
 		t.Fatal(err)

@@ -92,7 +92,7 @@ func Ensure(ctx context.Context) (*Cluster, error) {
 	if c, err := load(dir); err == nil && c.ready(ctx) == nil {
 		return c, nil
 	}
-	if err := runClusterUp(ctx, root, dir); err != nil {
+	if err := runScript(ctx, root, dir, "cluster-up.sh", nil); err != nil {
 		return nil, err
 	}
 	c, err := load(dir)
@@ -140,11 +140,13 @@ func stateDir(root, configured string) string {
 // already ends a failure with the tail of the failing component's log.
 const clusterUpOutputTail = 4 << 10
 
-func runClusterUp(ctx context.Context, root, dir string) error {
-	cmd := exec.CommandContext(ctx, filepath.Join(root, "scripts", "cluster-up.sh"))
+// runScript runs scripts/<script> (cluster-up.sh or cluster-down.sh) for the cluster in dir,
+// with env added to the environment; the caller holds the state folder's lock.
+func runScript(ctx context.Context, root, dir, script string, env []string) error {
+	cmd := exec.CommandContext(ctx, filepath.Join(root, "scripts", script))
 	cmd.Dir = root
 	// We hold the state folder's lock; the script must not wait for it.
-	cmd.Env = append(os.Environ(), envClusterDir+"="+dir, "GITLABK8S_CLUSTER_LOCKED=1")
+	cmd.Env = append(append(os.Environ(), env...), envClusterDir+"="+dir, "GITLABK8S_CLUSTER_LOCKED=1")
 	// Progress goes to stderr (shown by go test -v or on failure) and, for the error, to a buffer.
 	tail := &tailBuffer{max: clusterUpOutputTail}
 	cmd.Stdout = io.MultiWriter(os.Stderr, tail)
@@ -152,8 +154,8 @@ func runClusterUp(ctx context.Context, root, dir string) error {
 	// The cluster's processes never hold our pipes, but should one ever do, Wait must not hang.
 	cmd.WaitDelay = 10 * time.Second
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("start local cluster with scripts/cluster-up.sh (logs in %s): %w\n%s",
-			filepath.Join(dir, "logs"), err, tail.String())
+		return fmt.Errorf("local cluster %s: scripts/%s (logs in %s): %w\n%s",
+			dir, script, filepath.Join(dir, "logs"), err, tail.String())
 	}
 	return nil
 }

@@ -19,7 +19,19 @@ CLUSTER_TIMEOUT="${GITLABK8S_CLUSTER_TIMEOUT:-120}"
 
 # Start order; cluster-down walks it backwards. The API server must outlive the clients that
 # talk to it, and etcd must outlive the API server, which otherwise hangs on SIGTERM.
-COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok local-cloud)
+COMPONENTS=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok local-cloud faultproxy)
+
+# GITLABK8S_FAULT_PROXY_PORT puts the fault proxy (scripts/cluster/faultproxy) in front of the API
+# server on that port, and the kubeconfig and env file clients read name it instead.
+FAULT_PROXY_PORT="${GITLABK8S_FAULT_PROXY_PORT:-}"
+CLIENT_URL="$APISERVER_URL"
+[ -z "$FAULT_PROXY_PORT" ] || CLIENT_URL="https://127.0.0.1:$FAULT_PROXY_PORT"
+
+# component_wanted NAME succeeds when this cluster runs NAME: all of them, but the fault proxy
+# only when asked for. cluster-down stops every component, wanted or not.
+component_wanted() {
+  [ "$1" != faultproxy ] || [ -n "$FAULT_PROXY_PORT" ]
+}
 
 PKI_DIR="$CLUSTER_DIR/pki"
 LOG_DIR="$CLUSTER_DIR/logs"
@@ -77,6 +89,7 @@ component_config() {
   case "$1" in
   kwok) cat "$REPO_ROOT"/scripts/cluster/kwok/*.yaml ;;
   local-cloud) cat "$REPO_ROOT"/scripts/cluster/local-cloud/*.go "$REPO_ROOT/go.mod" "$REPO_ROOT/go.sum" ;;
+  faultproxy) cat "$REPO_ROOT"/scripts/cluster/faultproxy/*.go "$REPO_ROOT"/internal/testing/faultproxy/*.go "$REPO_ROOT/go.sum" ;;
   *) return 0 ;;
   esac | sha256sum | cut -d' ' -f1
 }
@@ -84,7 +97,7 @@ component_config() {
 # component_stale NAME succeeds when NAME runs from files that changed since it started (or
 # from before cluster-up recorded them).
 component_stale() {
-  case "$1" in kwok | local-cloud) ;; *) return 1 ;; esac
+  case "$1" in kwok | local-cloud | faultproxy) ;; *) return 1 ;; esac
   component_pid "$1" >/dev/null || return 1
   [ "$(cat "$PID_DIR/$1.config" 2>/dev/null)" != "$(component_config "$1")" ]
 }
@@ -120,7 +133,8 @@ apiserver_ready() {
 cluster_running() {
   local name
   for name in "${COMPONENTS[@]}"; do
+    component_wanted "$name" || continue
     component_pid "$name" >/dev/null && ! component_stale "$name" || return 1
   done
-  [ -f "$KUBECONFIG_FILE" ] && [ -f "$ENV_FILE" ] && apiserver_ready
+  [ -f "$KUBECONFIG_FILE" ] && [ -f "$ENV_FILE" ] && grep -qF "server: $CLIENT_URL" "$KUBECONFIG_FILE" && apiserver_ready
 }

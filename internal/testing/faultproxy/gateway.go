@@ -2,16 +2,9 @@ package faultproxy
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"errors"
 	"fmt"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -21,6 +14,8 @@ import (
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/testing/testca"
 )
 
 // Gateway is the HTTP layer of a tunnel such as the GitLab agent's: it ends the client's TLS
@@ -78,15 +73,19 @@ func StartGateway(kubeconfig, via string) (*Gateway, error) {
 	if err != nil {
 		return nil, err
 	}
-	cert, caPEM, err := selfSigned()
+	ca, err := testca.New("faultproxy gateway CA")
 	if err != nil {
 		return nil, err
 	}
-	listener, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2", "http/1.1"}, MinVersion: tls.VersionTLS12})
+	serving, err := ca.Server("faultproxy gateway")
+	if err != nil {
+		return nil, err
+	}
+	listener, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{serving.TLS}, NextProtos: []string{"h2", "http/1.1"}, MinVersion: tls.VersionTLS12})
 	if err != nil {
 		return nil, fmt.Errorf("listen: %w", err)
 	}
-	g := &Gateway{listener: listener, caPEM: caPEM, answered: map[int]int{}}
+	g := &Gateway{listener: listener, caPEM: ca.CertPEM, answered: map[int]int{}}
 	g.server = &http.Server{Handler: g.handler(upstream, trust, via), ReadHeaderTimeout: 30 * time.Second}
 	go func() { _ = g.server.Serve(listener) }()
 	return g, nil
@@ -214,30 +213,4 @@ func upstreamOf(kubeconfig string) (*url.URL, *tls.Config, error) {
 		trust.ServerName = upstream.Hostname()
 	}
 	return upstream, trust, nil
-}
-
-// selfSigned makes a certificate for 127.0.0.1 and localhost, signed by itself, and returns it
-// with its PEM for a kubeconfig to trust.
-func selfSigned() (tls.Certificate, []byte, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return tls.Certificate{}, nil, fmt.Errorf("gateway key: %w", err)
-	}
-	template := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "faultproxy gateway"},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(24 * time.Hour),
-		IsCA:                  true,
-		BasicConstraintsValid: true,
-		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses:           []net.IP{net.ParseIP("127.0.0.1")},
-		DNSNames:              []string{"localhost"},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, template, template, &key.PublicKey, key)
-	if err != nil {
-		return tls.Certificate{}, nil, fmt.Errorf("gateway certificate: %w", err)
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), nil
 }

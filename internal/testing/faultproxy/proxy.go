@@ -23,8 +23,13 @@ type Proxy struct {
 
 // Start listens on a free loopback port and forwards every connection to upstream (host:port).
 func Start(upstream string) (*Proxy, error) {
+	return StartOn("127.0.0.1:0", upstream)
+}
+
+// StartOn is Start listening on listen (host:port).
+func StartOn(listen, upstream string) (*Proxy, error) {
 	server := toxiproxy.NewServer(toxiproxy.NewMetricsContainer(prometheus.NewRegistry()), zerolog.Nop())
-	p := toxiproxy.NewProxy(server, "apiserver", "127.0.0.1:0", upstream)
+	p := toxiproxy.NewProxy(server, "apiserver", listen, upstream)
 	if err := p.Start(); err != nil {
 		return nil, fmt.Errorf("start proxy to %s: %w", upstream, err)
 	}

@@ -1,17 +1,10 @@
 package main
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"fmt"
 	"io"
-	"math/big"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -19,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/testing/testca"
 )
 
 func TestRequestKind(t *testing.T) {
@@ -58,45 +53,29 @@ func TestParseRate(t *testing.T) {
 	}
 }
 
-// writeCertificate writes a self-signed certificate for 127.0.0.1 and its key into dir.
-func writeCertificate(t *testing.T, dir string) (certFile, keyFile string, cert tls.Certificate) {
+// writeCertificate writes a serving certificate for 127.0.0.1 of a new CA, and its key, into
+// dir; it returns their files, the CA's file and the certificate.
+func writeCertificate(t *testing.T, dir string) (certFile, keyFile, caFile string, cert tls.Certificate) {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ca, err := testca.New("kube-apiserver CA")
 	if err != nil {
 		t.Fatal(err)
 	}
-	template := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "kube-apiserver"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, IsCA: true, BasicConstraintsValid: true,
-		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, template, template, &key.PublicKey, key)
+	issued, err := ca.Server("kube-apiserver")
 	if err != nil {
 		t.Fatal(err)
 	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
+	certFile, keyFile, caFile = filepath.Join(dir, "apiserver.crt"), filepath.Join(dir, "apiserver.key"), filepath.Join(dir, "ca.crt")
+	for file, data := range map[string][]byte{certFile: issued.CertPEM, keyFile: issued.KeyPEM, caFile: ca.CertPEM} {
+		if err := os.WriteFile(file, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
-	certFile, keyFile = filepath.Join(dir, "apiserver.crt"), filepath.Join(dir, "apiserver.key")
-	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})
-	if err := os.WriteFile(certFile, certPEM, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(keyFile, keyPEM, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cert, err = tls.X509KeyPair(certPEM, keyPEM)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return certFile, keyFile, cert
+	return certFile, keyFile, caFile, issued.TLS
 }
 
 func TestTunnel_delaysLimitsAndCounts(t *testing.T) {
-	certFile, keyFile, cert := writeCertificate(t, t.TempDir())
+	certFile, keyFile, caFile, cert := writeCertificate(t, t.TempDir())
 	body := strings.Repeat("x", 100_000)
 	upstream := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "Bearer secret" {
@@ -110,7 +89,7 @@ func TestTunnel_delaysLimitsAndCounts(t *testing.T) {
 	defer upstream.Close()
 
 	tun, err := start(config{
-		listen: "127.0.0.1:0", upstream: upstream.URL, caFile: certFile, certFile: certFile, keyFile: keyFile,
+		listen: "127.0.0.1:0", upstream: upstream.URL, caFile: caFile, certFile: certFile, keyFile: keyFile,
 		control: "127.0.0.1:0", latency: 200 * time.Millisecond, rate: "4Mbit",
 	})
 	if err != nil {
@@ -118,8 +97,12 @@ func TestTunnel_delaysLimitsAndCounts(t *testing.T) {
 	}
 	defer func() { _ = tun.close() }()
 
+	caPEM, err := os.ReadFile(caFile)
+	if err != nil {
+		t.Fatal(err)
+	}
 	pool := x509.NewCertPool()
-	pool.AddCert(cert.Leaf)
+	pool.AppendCertsFromPEM(caPEM)
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true}}
 	req, _ := http.NewRequest(http.MethodGet, "https://"+tun.listen+"/api/v1/namespaces/n/configmaps", nil)
 	req.Header.Set("Authorization", "Bearer secret")
