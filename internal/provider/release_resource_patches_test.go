@@ -182,25 +182,17 @@ func TestAccRelease_importOfAPatchedReleaseKeepsItsRevision(t *testing.T) {
 		"  set = { image = \"registry.example.test/web:1.1\" }\n  patches = ["+patchableFixes+"]")
 	forget := fmt.Sprintf("removed {\n  from = %s\n  lifecycle {\n    destroy = false\n  }\n}\n", address)
 	adopt := release + fmt.Sprintf("import {\n  to = %s\n  id = \"%s/pat\"\n}\n", address, e.namespace)
-	revisionIs := func(want string) resource.TestCheckFunc {
-		return func(*terraform.State) error {
-			if got := e.helmRevisions(t, "pat"); len(got) != 1 || got[0] != want {
-				return fmt.Errorf("helm history = %v, want [%s]", got, want)
-			}
-			return nil
-		}
-	}
 	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
-			{Config: release, Check: revisionIs("1:deployed")},
-			{Config: forget, Check: revisionIs("1:deployed")},
+			{Config: release, Check: e.onlyRevision(t, "pat", "1:deployed")},
+			{Config: forget, Check: e.onlyRevision(t, "pat", "1:deployed")},
 			{
 				Config: adopt,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectKnownValue(address, tfjsonpath.New("revision"), knownvalue.Int64Exact(1)),
 				}},
-				Check: resource.ComposeAggregateTestCheckFunc(revisionIs("1:deployed"), e.patchesAreLive(t)),
+				Check: resource.ComposeAggregateTestCheckFunc(e.onlyRevision(t, "pat", "1:deployed"), e.patchesAreLive(t)),
 			},
 			{
 				Config:           release,

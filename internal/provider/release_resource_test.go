@@ -62,6 +62,17 @@ func (e *releaseTestEnv) webRelease(body string) string {
 const webAddress = "gitlabk8s_release.web"
 
 // helmRevisions returns the revisions Helm stored for a release, as `helm history` reads them.
+// onlyRevision checks that Helm's history of release name holds the one revision want, as
+// helmRevisions writes it ("1:deployed").
+func (e *releaseTestEnv) onlyRevision(t *testing.T, name, want string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		if got := e.helmRevisions(t, name); len(got) != 1 || got[0] != want {
+			return fmt.Errorf("helm history of %s = %v, want [%s]", name, got, want)
+		}
+		return nil
+	}
+}
+
 func (e *releaseTestEnv) helmRevisions(t *testing.T, name string) []string {
 	t.Helper()
 	secrets, err := e.kube.CoreV1().Secrets(e.namespace).List(context.Background(), metav1.ListOptions{LabelSelector: "owner=helm,name=" + name})
@@ -220,22 +231,14 @@ import {
   id = "%s/web"
 }
 `, webAddress, e.namespace)
-	revisionIs := func(want string) resource.TestCheckFunc {
-		return func(*terraform.State) error {
-			if got := e.helmRevisions(t, "web"); len(got) != 1 || got[0] != want {
-				return fmt.Errorf("helm history = %v, want [%s]", got, want)
-			}
-			return nil
-		}
-	}
 	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
-			{Config: release, Check: revisionIs("1:deployed")},
+			{Config: release, Check: e.onlyRevision(t, "web", "1:deployed")},
 			{
 				// Terraform forgets the release; Helm and the cluster keep it.
 				Config: forget,
-				Check:  revisionIs("1:deployed"),
+				Check:  e.onlyRevision(t, "web", "1:deployed"),
 			},
 			{
 				Config: adopt,
@@ -248,7 +251,7 @@ import {
 					statecheck.ExpectKnownValue(webAddress, tfjsonpath.New("revision"), knownvalue.Int64Exact(1)),
 					statecheck.ExpectKnownValue(webAddress, tfjsonpath.New("chart_digest"), knownvalue.StringRegexp(regexp.MustCompile(`^sha256:[0-9a-f]{64}$`))),
 				},
-				Check: revisionIs("1:deployed"),
+				Check: e.onlyRevision(t, "web", "1:deployed"),
 			},
 			{
 				Config:           release,
