@@ -60,6 +60,10 @@ func (l PodLog) String() string {
 // failedHookLogs returns the ends of the logs of the hooks among refs that failed, read
 // again with their namespaces' pods; what cannot be read is left out.
 func (w *waiter) failedHookLogs(ctx context.Context, refs []objectRef, failures []readiness.Failure) []PodLog {
+	if w.logs == nil {
+		// No log reader: nothing to read the hooks again for.
+		return nil
+	}
 	failedKeys := map[string]bool{}
 	for _, f := range failures {
 		failedKeys[f.Object] = true

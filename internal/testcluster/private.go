@@ -71,10 +71,12 @@ func StartPrivate(ctx context.Context, opts PrivateOptions) (*Private, error) {
 		return nil, errors.Join(err, p.run(context.WithoutCancel(ctx), dir, "cluster-down.sh"))
 	}
 	if p.Cluster, err = load(dir); err != nil {
-		return nil, fmt.Errorf("read private cluster started by scripts/cluster-up.sh: %w", err)
+		err = fmt.Errorf("read private cluster started by scripts/cluster-up.sh: %w", err)
+	} else if err = p.ready(ctx); err != nil {
+		err = fmt.Errorf("private cluster started by scripts/cluster-up.sh is not ready: %w", err)
 	}
-	if err := p.ready(ctx); err != nil {
-		return nil, fmt.Errorf("private cluster started by scripts/cluster-up.sh is not ready: %w", err)
+	if err != nil {
+		return nil, errors.Join(err, p.run(context.WithoutCancel(ctx), dir, "cluster-down.sh"))
 	}
 	return p, nil
 }

@@ -48,11 +48,16 @@ func definitionOf(obj map[string]any) (*apiextensionsv1.CustomResourceDefinition
 	return &crd, nil
 }
 
-// DefinedKinds returns the group and kind of every CustomResourceDefinition among objs.
+// DefinedKinds returns the group and kind of every CustomResourceDefinition among objs that
+// defines at least one version, as crdSchemas keys them, without compiling their schemas.
 func DefinedKinds(objs []Object) map[schema.GroupKind]bool {
 	kinds := map[schema.GroupKind]bool{}
-	for gvk := range crdSchemas(objs) {
-		kinds[gvk.GroupKind()] = true
+	for _, o := range objs {
+		crd, err := definitionOf(o.Object)
+		if err != nil || len(crd.Spec.Versions) == 0 {
+			continue
+		}
+		kinds[schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}] = true
 	}
 	return kinds
 }
