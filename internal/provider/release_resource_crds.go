@@ -141,11 +141,21 @@ func (crdsFromValidator) ValidateList(_ context.Context, req validator.ListReque
 func notServedYet(clients *kube.Clients, objs []changedObject, defined map[k8sschema.GroupKind]bool) ([]changedObject, []string) {
 	var checkable []changedObject
 	var keys []string
+	// Asked once per kind: discovery that does not know a kind is read again, for every object
+	// of it otherwise.
+	unserved := map[string]bool{}
 	for _, o := range objs {
 		apiVersion, _ := o.object["apiVersion"].(string)
 		kind, _ := o.object["kind"].(string)
 		if defined[groupKindOf(apiVersion, kind)] {
-			if served, err := clients.Serves(apiVersion, kind); err == nil && !served {
+			id := apiVersion + "/" + kind
+			known, asked := unserved[id]
+			if !asked {
+				served, err := clients.Serves(apiVersion, kind)
+				known = err == nil && !served
+				unserved[id] = known
+			}
+			if known {
 				keys = append(keys, o.key)
 				continue
 			}
