@@ -57,12 +57,23 @@ type Spec struct {
 // Outcome is the result of Apply.
 type Outcome struct {
 	Release *release.Release
-	// Recovered says what was done to a release left pending, or is empty.
-	Recovered string
+	// Recovered says what was done to a release left pending; its Action is RecoveryNone
+	// when the release was not pending.
+	Recovered Recovered
 	// Removed lists the objects that only failed revisions had created, deleted after the
 	// upgrade; RemoveErr is why deleting them failed.
 	Removed   []string
 	RemoveErr error
+}
+
+// Recovered is what was done to a release left pending before the operation ran.
+type Recovered struct {
+	Action Recovery
+	// Status is what the release was left in, Revision its interrupted revision.
+	Status   rcommon.Status
+	Revision int
+	// RolledBackTo is the revision rolled back to (RecoveryRollback).
+	RolledBackTo int
 }
 
 // OperationError is a failed install or upgrade, with what was done about it.
@@ -216,24 +227,25 @@ func lastDeployed(cfg *action.Configuration, name string, revision int) int {
 
 // recover carries out next.Recovery on a release left pending by an interrupted run, so that
 // Helm can operate on it. Terraform's state lock means no other run is operating on it.
-func (c *Client) recover(cfg *action.Configuration, spec Spec, last *release.Release, next Next) (string, error) {
+func (c *Client) recover(cfg *action.Configuration, spec Spec, last *release.Release, next Next) (Recovered, error) {
 	status := last.Info.Status
+	done := Recovered{Action: next.Recovery, Status: status, Revision: last.Version}
 	if next.Recovery == RecoveryUninstall {
 		// Nothing of it ever became ready: remove it and install afresh.
 		c.logf("release %s is %s at revision %d: uninstalling it before installing again", releaseID(spec), status, last.Version)
 		if err := c.uninstall(cfg, spec.Name, spec.Timeout, CascadeForeground, true); err != nil {
-			return "", fmt.Errorf("recover release %s from %s: %w", releaseID(spec), status, err)
+			return Recovered{}, fmt.Errorf("recover release %s from %s: %w", releaseID(spec), status, err)
 		}
-		return fmt.Sprintf("release was %s at revision %d; it was uninstalled and installed again", status, last.Version), nil
+		return done, nil
 	}
 	// The interrupted revision is recorded as failed, so history shows what happened.
 	last.SetStatus(rcommon.StatusFailed, fmt.Sprintf(recoveredDescription, status))
 	if err := cfg.Releases.Update(last); err != nil {
-		return "", fmt.Errorf("recover release %s from %s: mark revision %d failed: %w", releaseID(spec), status, last.Version, err)
+		return Recovered{}, fmt.Errorf("recover release %s from %s: mark revision %d failed: %w", releaseID(spec), status, last.Version, err)
 	}
 	if next.Recovery == RecoveryMarkFailed {
 		c.logf("release %s was %s at revision %d and has no deployed revision: it was marked failed before upgrading", releaseID(spec), status, last.Version)
-		return fmt.Sprintf("release was %s at revision %d; that revision was marked failed and the release upgraded", status, last.Version), nil
+		return done, nil
 	}
 	// Helm's upgrade patches from the last deployed revision's manifest, so a field that only
 	// the interrupted revision added would stay on the live objects. Rolling back first patches
@@ -243,9 +255,10 @@ func (c *Client) recover(cfg *action.Configuration, spec Spec, last *release.Rel
 	// The upgrade that follows waits; waiting for the rollback too would only double the time.
 	undo.Wait = false
 	if err := c.rollback(cfg, undo, next.RollbackTo); err != nil {
-		return "", fmt.Errorf("recover release %s from %s: %w", releaseID(spec), status, err)
+		return Recovered{}, fmt.Errorf("recover release %s from %s: %w", releaseID(spec), status, err)
 	}
-	return fmt.Sprintf("release was %s at revision %d; it was rolled back to revision %d and upgraded", status, last.Version, next.RollbackTo), nil
+	done.RolledBackTo = next.RollbackTo
+	return done, nil
 }
 
 func (c *Client) install(ctx context.Context, cfg *action.Configuration, spec Spec, replace bool) (*release.Release, error) {

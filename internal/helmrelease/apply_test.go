@@ -110,7 +110,7 @@ func TestApply_recoversPendingReleases(t *testing.T) {
 		name      string
 		history   []rcommon.Status
 		want      []string
-		recovered string
+		recovered Recovered
 		// description is that of the interrupted revision after recovery.
 		description string
 	}{
@@ -119,14 +119,14 @@ func TestApply_recoversPendingReleases(t *testing.T) {
 			history: []rcommon.Status{rcommon.StatusSuperseded, rcommon.StatusDeployed, rcommon.StatusPendingUpgrade},
 			want:    []string{"1:superseded", "2:superseded", "3:failed", "4:superseded", "5:deployed"},
 			// The rollback to 2 is revision 4.
-			recovered:   "release was pending-upgrade at revision 3; it was rolled back to revision 2 and upgraded",
+			recovered:   Recovered{Action: RecoveryRollback, Status: rcommon.StatusPendingUpgrade, Revision: 3, RolledBackTo: 2},
 			description: "Interrupted while pending-upgrade",
 		},
 		{
 			name:        "pending rollback is rolled back to the newest successful revision",
 			history:     []rcommon.Status{rcommon.StatusSuperseded, rcommon.StatusFailed, rcommon.StatusPendingRollback},
 			want:        []string{"1:superseded", "2:failed", "3:failed", "4:superseded", "5:deployed"},
-			recovered:   "rolled back to revision 1 and upgraded",
+			recovered:   Recovered{Action: RecoveryRollback, Status: rcommon.StatusPendingRollback, Revision: 3, RolledBackTo: 1},
 			description: "Interrupted while pending-rollback",
 		},
 		{
@@ -134,14 +134,14 @@ func TestApply_recoversPendingReleases(t *testing.T) {
 			history: []rcommon.Status{rcommon.StatusFailed, rcommon.StatusPendingUpgrade},
 			// Helm's upgrade supersedes the failed revision it upgraded from.
 			want:        []string{"1:failed", "2:superseded", "3:deployed"},
-			recovered:   "that revision was marked failed and the release upgraded",
+			recovered:   Recovered{Action: RecoveryMarkFailed, Status: rcommon.StatusPendingUpgrade, Revision: 2},
 			description: "Interrupted while pending-upgrade",
 		},
 		{
 			name:      "pending install is uninstalled and installed afresh",
 			history:   []rcommon.Status{rcommon.StatusPendingInstall},
 			want:      []string{"1:deployed"},
-			recovered: "release was pending-install at revision 1; it was uninstalled and installed again",
+			recovered: Recovered{Action: RecoveryUninstall, Status: rcommon.StatusPendingInstall, Revision: 1},
 		},
 	}
 	for _, tt := range tests {
@@ -158,8 +158,8 @@ func TestApply_recoversPendingReleases(t *testing.T) {
 			if out.Release.Version != next.Target.Revision || out.Release.Config == nil {
 				t.Errorf("the apply wrote revision %d, the decision rendered %d", out.Release.Version, next.Target.Revision)
 			}
-			if !strings.Contains(out.Recovered, tt.recovered) {
-				t.Errorf("Recovered = %q, want it to say %q", out.Recovered, tt.recovered)
+			if out.Recovered != tt.recovered {
+				t.Errorf("Recovered = %+v, want %+v", out.Recovered, tt.recovered)
 			}
 			if tt.description != "" {
 				interrupted, err := storedRevision(cfg, len(tt.history))

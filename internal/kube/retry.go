@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"mime"
 	"net/http"
 	"strings"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/transient"
@@ -154,10 +157,15 @@ func (t *retryTransport) rewound(req *http.Request, attempt int) *http.Request {
 	return again
 }
 
-// createdName is the name a create's JSON body gives its object; "" when it has none
-// (generateName) or the body is not JSON.
+// createdName is the name a create's body gives its object; "" when it has none
+// (generateName) or the body cannot be read. Bodies come as JSON, or as protobuf from the typed
+// clients of built-in kinds (Helm's release records among them).
 func createdName(req *http.Request) string {
-	if req.GetBody == nil || !strings.HasPrefix(req.Header.Get("Content-Type"), "application/json") {
+	if req.GetBody == nil {
+		return ""
+	}
+	mediaType, _, _ := mime.ParseMediaType(req.Header.Get("Content-Type"))
+	if mediaType != runtime.ContentTypeJSON && mediaType != runtime.ContentTypeProtobuf {
 		return ""
 	}
 	body, err := req.GetBody()
@@ -165,15 +173,41 @@ func createdName(req *http.Request) string {
 		return ""
 	}
 	defer body.Close()
+	data, err := io.ReadAll(body)
+	if err != nil {
+		return ""
+	}
+	if mediaType == runtime.ContentTypeProtobuf {
+		return protobufName(data)
+	}
 	var object struct {
 		Metadata struct {
 			Name string `json:"name"`
 		} `json:"metadata"`
 	}
-	if json.NewDecoder(body).Decode(&object) != nil {
+	if json.Unmarshal(data, &object) != nil {
 		return ""
 	}
 	return object.Metadata.Name
+}
+
+// protobufName is the name in a protobuf-encoded object: the API's envelope (a magic prefix,
+// then a runtime.Unknown) around an object whose first field is its ObjectMeta, as in every
+// built-in kind; PartialObjectMetadata reads that field and skips the rest.
+func protobufName(data []byte) string {
+	envelope, ok := bytes.CutPrefix(data, []byte{'k', '8', 's', 0})
+	if !ok {
+		return ""
+	}
+	var unknown runtime.Unknown
+	if unknown.Unmarshal(envelope) != nil {
+		return ""
+	}
+	var object metav1.PartialObjectMetadata
+	if object.Unmarshal(unknown.Raw) != nil {
+		return ""
+	}
+	return object.Name
 }
 
 func (t *retryTransport) canRepeatCreate(req *http.Request) bool {

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	rcommon "helm.sh/helm/v4/pkg/release/common"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
@@ -221,6 +222,25 @@ func TestReleaseDiagnostics_atomicUndo(t *testing.T) {
 			t.Errorf("%s: the diagnostic says the release was undone: %s", tt.name, first)
 		case tt.want != "" && !strings.Contains(first, tt.want):
 			t.Errorf("%s: the diagnostic's sentences are %q, want %q", tt.name, first, tt.want)
+		}
+	}
+}
+
+func TestReleaseDiagnostics_recovered(t *testing.T) {
+	for _, tt := range []struct {
+		done helmrelease.Recovered
+		want string
+	}{
+		{helmrelease.Recovered{Action: helmrelease.RecoveryUninstall, Status: rcommon.StatusPendingInstall, Revision: 1},
+			"release was pending-install at revision 1; it was uninstalled and installed again."},
+		{helmrelease.Recovered{Action: helmrelease.RecoveryRollback, Status: rcommon.StatusPendingUpgrade, Revision: 3, RolledBackTo: 2},
+			"release was pending-upgrade at revision 3; it was rolled back to revision 2 and upgraded."},
+		{helmrelease.Recovered{Action: helmrelease.RecoveryMarkFailed, Status: rcommon.StatusPendingUpgrade, Revision: 2},
+			"release was pending-upgrade at revision 2; that revision was marked failed and the release upgraded."},
+	} {
+		got := recoveredWarning(diagnosticsHiding(), "review-1/web", tt.done)
+		if got.Summary() != "Release Recovered" || !strings.HasSuffix(got.Detail(), "Release review-1/web had been left by an interrupted run: "+tt.want) {
+			t.Errorf("%+v: %q: %q; want it to end %q", tt.done, got.Summary(), got.Detail(), tt.want)
 		}
 	}
 }

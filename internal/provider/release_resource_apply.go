@@ -132,8 +132,8 @@ func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, 
 	}
 	tflog.Info(ctx, "applying release "+id, map[string]any{"release": id, "revision": target.Revision, "objects": len(planned)})
 	out, err := env.client.Apply(ctx, spec, next)
-	if out != nil && out.Recovered != "" {
-		diags.Append(d.Warning("Release Recovered", fmt.Sprintf("Release %s had been left by an interrupted run: %s.", id, out.Recovered)))
+	if out != nil && out.Recovered.Action != helmrelease.RecoveryNone {
+		diags.Append(recoveredWarning(d, id, out.Recovered))
 	}
 	if out != nil && len(out.Removed) > 0 {
 		tflog.Info(ctx, "release "+id+": deleted objects left by failed revisions: "+strings.Join(out.Removed, ", "), map[string]any{"release": id})

@@ -156,6 +156,21 @@ func atomicUndone(undo helmrelease.Undo) string {
 	}
 }
 
+// recoveredWarning says what the apply did to a release an interrupted run had left pending.
+func recoveredWarning(d releaseDiagnostics, id string, done helmrelease.Recovered) diag.Diagnostic {
+	var what string
+	switch done.Action {
+	case helmrelease.RecoveryUninstall:
+		what = "it was uninstalled and installed again"
+	case helmrelease.RecoveryMarkFailed:
+		what = "that revision was marked failed and the release upgraded"
+	default:
+		what = fmt.Sprintf("it was rolled back to revision %d and upgraded", done.RolledBackTo)
+	}
+	return d.Warning("Release Recovered", fmt.Sprintf("Release %s had been left by an interrupted run: release was %s at revision %d; %s.",
+		id, done.Status, done.Revision, what))
+}
+
 func pendingWarning(d releaseDiagnostics, id string, rel *helmv1.Release, recoverPending bool) diag.Diagnostic {
 	next := "The next apply recovers it (recover_pending): a pending install is uninstalled and installed again, a pending upgrade or " +
 		"rollback is marked failed and upgraded."
