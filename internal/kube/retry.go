@@ -91,8 +91,11 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		unknownOutcome = unknownOutcome || transient.OutcomeUnknown(fault)
 		if action == transient.LookUp {
-			found := t.lookUp(req)
-			if found == nil && !t.canRepeatCreate(req) {
+			// A create is repeated only if it names its object: a repeat that finds it
+			// created meanwhile answers 409 and is looked up again.
+			name := createdName(req)
+			found := t.lookUp(req, name)
+			if found == nil && name == "" {
 				return resp, err
 			}
 			if found != nil {
@@ -123,7 +126,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 func (t *retryTransport) settledByEarlierAttempt(req *http.Request, resp *http.Response) *http.Response {
 	switch {
 	case req.Method == http.MethodPost && resp.StatusCode == http.StatusConflict:
-		return t.lookUp(req)
+		return t.lookUp(req, createdName(req))
 	case req.Method == http.MethodDelete && resp.StatusCode == http.StatusNotFound:
 		body := `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success"}`
 		return &http.Response{
@@ -210,16 +213,10 @@ func protobufName(data []byte) string {
 	return object.Name
 }
 
-func (t *retryTransport) canRepeatCreate(req *http.Request) bool {
-	return createdName(req) != ""
-}
-
-// lookUp reads the object a create names, with the create's credentials; it returns the
-// object as the create's answer (201) when it exists, and nil when it does not or cannot be
-// told, in which case the create is repeated only if it names its object: a repeat that finds
-// it created meanwhile answers 409 and is looked up again.
-func (t *retryTransport) lookUp(req *http.Request) *http.Response {
-	name := createdName(req)
+// lookUp reads the object named name that req creates, with the create's credentials; it
+// returns the object as the create's answer (201) when it exists, and nil when it does not, the
+// create names none (generateName) or it cannot be told.
+func (t *retryTransport) lookUp(req *http.Request, name string) *http.Response {
 	if name == "" {
 		return nil
 	}
