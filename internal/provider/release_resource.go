@@ -300,7 +300,7 @@ func (r *releaseResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 				Default:  booldefault.StaticBool(defaultRecoverPending),
 				MarkdownDescription: "Recover a release that a killed run (SIGKILL, a lost CI runner) left `pending-install`, `pending-upgrade` " +
 					"or `pending-rollback`, instead of failing with Helm's `another operation (install/upgrade/rollback) is in progress`. " +
-					"A pending install is uninstalled and installed again; a pending upgrade or rollback is marked failed and upgraded. " +
+					"A pending install is uninstalled and installed again; a pending upgrade or rollback is marked failed, rolled back to the last deployed revision when there is one, and upgraded. " +
 					"Terraform's state lock guarantees no other run is operating on the release. Default `true`.",
 			},
 			"plan_checks": schema.StringAttribute{

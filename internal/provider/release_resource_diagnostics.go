@@ -173,7 +173,7 @@ func recoveredWarning(d releaseDiagnostics, id string, done helmrelease.Recovere
 
 func pendingWarning(d releaseDiagnostics, id string, rel *helmv1.Release, recoverPending bool) diag.Diagnostic {
 	next := "The next apply recovers it (recover_pending): a pending install is uninstalled and installed again, a pending upgrade or " +
-		"rollback is marked failed and upgraded."
+		"rollback is marked failed, rolled back to the last deployed revision when there is one, and upgraded."
 	if !recoverPending {
 		next = "recover_pending is false, so the next apply fails until someone runs `helm rollback` or sets recover_pending = true."
 	}
