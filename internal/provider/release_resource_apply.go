@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,11 +12,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
-	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/gitlab"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/kube"
-	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/release"
 )
 
 // newHelmClient returns a Helm client whose debug messages and wait progress go to tflog,
@@ -62,108 +62,74 @@ func (r *releaseResource) Update(ctx context.Context, req resource.UpdateRequest
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
-// apply installs or upgrades the release to what plan shows, and records the revision,
-// status and the manifests the plan left unknown in plan, and in private what the next plan
-// takes generated values from and redacts with. state is nil when creating, and so is
-// stored, the private state the release kept (its markers' key, its seed). Helm is handed the
-// chart frozen to the rendering checked against the plan (chart.Freeze), so what it applies is
-// that rendering, whatever the templates draw at random or look up.
+// apply installs or upgrades the release to what plan shows (release.Request.Apply), and
+// records the revision, status and the manifests the plan left unknown in plan, and in private
+// what the next plan takes generated values from and redacts with. state is nil when creating,
+// and so is stored, the private state the release kept (its markers' key, its seed).
 func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, stored privateGetter, private privateSetter, diags *diag.Diagnostics) {
 	id, d := plan.releaseID(), plan.diagnostics()
-	creating := state == nil
 	env := r.renderEnvironment(ctx, plan, true, stored, diags)
 	if env == nil {
 		return
 	}
-	applying, err := env.request.Apply(ctx, recordedOf(state))
-	plan.redactorCell().Store(env.request.Redactor)
+	known, unknown := plannedManifests(plan.Manifests)
+	shown := release.Shown{Unknown: plan.Manifests.IsUnknown(), Manifests: known, UnknownKeys: unknown}
+	tflog.Info(ctx, "applying release "+id, map[string]any{"release": id})
+	done, err := env.request.Apply(ctx, recordedOf(state), shown, plan.settings(r.ci()), env.client)
+	if done != nil {
+		diags.Append(outcomeWarnings(ctx, d, id, done.Outcome)...)
+	}
+	if failed := (*release.ApplyError)(nil); errors.As(err, &failed) && failed.Step == release.StepRecord {
+		// Applied, and what it drew is kept, though the redaction record could not be made.
+		diags.Append(writeGenerated(ctx, private, done.Generated, d)...)
+	}
 	if err != nil {
-		diags.Append(applyRefusedDiagnostic(plan, err))
+		diags.Append(applyErrorDiagnostic(plan, state == nil, err))
 		return
 	}
-	next, rendered := applying.Next, applying.Rendering
-	target := next.Target
-	if err := checkPlanned(plan.Manifests, rendered.Manifests); err != nil {
-		diags.Append(planMismatchDiagnostic(d, id, err))
-		return
+	diags.Append(writeGenerated(ctx, private, done.Generated, d)...)
+	plan.Revision, plan.Status = types.Int64Value(int64(done.Revision)), types.StringValue(string(done.Status))
+	if plan.Manifests.IsUnknown() || len(unknown) > 0 {
+		// What the plan could not show is now known: what was applied.
+		manifests, converted := types.MapValueFrom(ctx, types.StringType, done.Manifests)
+		diags.Append(converted...)
+		plan.Manifests = manifests
 	}
-	planned := rendered.Manifests
-	frozen, err := chart.Freeze(rendered.Loaded, rendered.Rendered.Files, env.request.Patches)
-	if err != nil {
-		diags.Append(d.Error("Unable to Apply Release", fmt.Sprintf("The chart of release %s could not be prepared for Helm.\n\n%v", id, err)))
-		return
+	diags.Append(writeRedactionRecord(ctx, private, done.Record, d)...)
+	tflog.Info(ctx, "applied release "+id, map[string]any{"release": id, "revision": done.Revision})
+}
+
+// settings are how m is applied.
+func (m *releaseModel) settings(ci gitlab.CIMetadata) release.Settings {
+	s := release.Settings{
+		Atomic: m.Atomic.ValueBool(), Wait: m.Wait.ValueBool(), Timeout: m.timeoutDuration(),
+		MaxHistory:  int(m.MaxHistory.ValueInt64()),
+		Description: revisionDescription(m.Description, ci), Labels: gitlab.LedgerLabels(ci),
+		RecoverPending: m.RecoverPending.ValueBool(), RunTests: m.RunTests.ValueBool(),
+		ForceReplace: m.ForceReplace.ValueBool(),
 	}
-	caps, err := chart.Capabilities(rendered.Options)
-	if err != nil {
-		diags.Append(d.Error("Unable to Apply Release", fmt.Sprintf("The capabilities of release %s could not be built.\n\n%v", id, err)))
-		return
+	return s
+}
+
+// outcomeWarnings say what Helm's apply did besides the apply: a pending release recovered,
+// objects of failed revisions deleted or left.
+func outcomeWarnings(ctx context.Context, d releaseDiagnostics, id string, out *helmrelease.Outcome) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if out == nil {
+		return diags
 	}
-	namespace := plan.Namespace.ValueString()
-	spec := helmrelease.Spec{
-		Name:           plan.Name.ValueString(),
-		Namespace:      namespace,
-		Chart:          frozen.Chart,
-		Values:         rendered.Values,
-		Capabilities:   caps,
-		Atomic:         plan.Atomic.ValueBool(),
-		Wait:           plan.Wait.ValueBool(),
-		Timeout:        plan.timeoutDuration(),
-		MaxHistory:     int(plan.MaxHistory.ValueInt64()),
-		Description:    revisionDescription(plan.Description, r.ci()),
-		Labels:         gitlab.LedgerLabels(r.ci()),
-		RecoverPending: plan.RecoverPending.ValueBool(),
-		RunTests:       plan.RunTests.ValueBool(),
-		TakeOwnership:  plan.TakeOwnership.ValueBool(),
-		LeaveToOthers:  leaveToOthers(plan.ignoreRules(ctx)),
-		PostRenderer: &helmrelease.PlanCheck{
-			Planned: applying.Stream,
-			// Helm streams the hooks and the other objects apart; what a stream does not
-			// hold, and the CRDs, come from the same rendering as the check above.
-			Manifests: func(objs []manifest.Object) (map[string]string, error) {
-				return rendered.Redacted.PostRenderedManifests(objs, rendered.RedactionOptions)
-			},
-		},
-	}
-	if !r.waitForDefinitions(ctx, plan, diags) || !r.replaceDefinitions(ctx, plan, rendered, diags) {
-		return
-	}
-	if !creating && plan.ForceReplace.ValueBool() && !r.replaceImmutable(ctx, plan, env, rendered, diags) {
-		return
-	}
-	tflog.Info(ctx, "applying release "+id, map[string]any{"release": id, "revision": target.Revision, "objects": len(planned)})
-	out, err := env.client.Apply(ctx, spec, next)
-	if out != nil && out.Recovered.Action != helmrelease.RecoveryNone {
+	if out.Recovered.Action != helmrelease.RecoveryNone {
 		diags.Append(recoveredWarning(d, id, out.Recovered))
 	}
-	if out != nil && len(out.Removed) > 0 {
+	if len(out.Removed) > 0 {
 		tflog.Info(ctx, "release "+id+": deleted objects left by failed revisions: "+strings.Join(out.Removed, ", "), map[string]any{"release": id})
 	}
-	if out != nil && out.RemoveErr != nil {
+	if out.RemoveErr != nil {
 		diags.Append(d.Warning("Objects Left by Failed Revisions", fmt.Sprintf(
 			"Release %s was upgraded, but %s, created by a revision that failed or was interrupted and no longer part of the release, "+
 				"could not be deleted. Delete them by hand.\n\n%s", id, strings.Join(out.Removed, ", "), out.RemoveErr)))
 	}
-	if err != nil {
-		diags.Append(applyDiagnostic(d, id, creating, err))
-		return
-	}
-	plan.Revision = types.Int64Value(int64(out.Release.Version))
-	plan.Status = types.StringValue(string(out.Release.Info.Status))
-	if _, unknown := plannedManifests(plan.Manifests); plan.Manifests.IsUnknown() || len(unknown) > 0 {
-		// What the plan could not show is now known: what was applied.
-		manifests, d := types.MapValueFrom(ctx, types.StringType, planned)
-		diags.Append(d...)
-		plan.Manifests = manifests
-	}
-	gen, rec, err := env.request.Applied(applying)
-	diags.Append(writeGenerated(ctx, private, gen, d)...)
-	if err != nil {
-		diags.Append(d.Error("Unable to Record Release", fmt.Sprintf(
-			"Release %s was applied, but what the next plan compares it with could not be recorded.\n\n%v", id, err)))
-		return
-	}
-	diags.Append(writeRedactionRecord(ctx, private, rec, d)...)
-	tflog.Info(ctx, "applied release "+id, map[string]any{"release": id, "revision": out.Release.Version})
+	return diags
 }
 
 // plannedManifests returns the known manifests of a manifests map (a plan's, or a state's) by

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,58 +10,47 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
-	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/kube"
-	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/release"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/validate"
 )
 
-// checkRendering refuses, at plan time, what the apply would fail on: API versions the
-// target Kubernetes version does not serve (deprecated ones warn) and fields the kinds'
-// schemas do not accept. The target version is kube_version when set, else the cluster's. The
-// schemas are the cluster's own when it can be reached (plan_checks = "all"), else those the
-// provider ships. Then the objects that change are dry-run on the cluster
-// (release_resource_dryrun.go).
+// checkRendering refuses, at plan time, what the apply would fail on (release.Request.Check):
+// API versions the target Kubernetes version does not serve (deprecated ones warn), fields the
+// kinds' schemas do not accept, definitions that drop a stored version, and what a server-side
+// dry run of the objects that change refuses (release_resource_dryrun.go). With plan_checks =
+// "all" the cluster is asked, through the release's client, or one made for the checks when the
+// plan rendered with the provider's kube_version.
 func (r *releaseResource) checkRendering(ctx context.Context, m, state *releaseModel, env *renderEnv, rendered *release.Rendering, diags *diag.Diagnostics) {
-	level := m.PlanChecks.ValueString()
-	if level == planChecksNone {
-		return
-	}
-	objs := checkedObjects(m, rendered)
-	target, err := validate.ParseVersion(env.kubeVersion)
-	if err != nil {
-		// Helm's defaults stand in for an unknown cluster: only the schemas are checked.
-		target = validate.Version{}
-	}
-	opts := validate.Options{Target: target, Definitions: m.definitions()}
-	cluster := planCluster{err: errors.New("the provider has no cluster connection")}
-	if level == planChecksAll {
-		if cluster.clients, cluster.err = r.data.connect(ctx); cluster.err == nil {
-			opts.Server = clusterSchemas(ctx, m, cluster.clients, objs)
+	level := release.CheckLevel(m.PlanChecks.ValueString())
+	var checker release.Checker
+	var unreachable error
+	switch {
+	case level != release.CheckAll:
+	case env.client != nil:
+		checker = env.client
+	default:
+		if clients, err := r.data.connect(ctx); err != nil {
+			unreachable = err
+		} else {
+			checker = newHelmClient(ctx, clients, m)
 		}
 	}
-	cluster.fields = fieldsCheckedAgainst(target, len(opts.Server) > 0)
-	findings := validate.Check(objs, opts)
-	tflog.Debug(ctx, "checked rendered objects", map[string]any{"release": m.releaseID(), "objects": len(objs), "findings": len(findings),
-		"kube_version": target.String(), "cluster_schemas": len(opts.Server)})
-	for _, f := range findings {
-		addFindingDiagnostic(m, f, target, diags)
+	checked := env.request.Check(ctx, rendered, recordedOf(state), level, checker, unreachable)
+	redactor := redactorFor(m)
+	for _, err := range slices.Concat(checked.SchemaErrors, checked.StoredVersionErrors) {
+		tflog.Warn(ctx, "not checked against the cluster's schemas or definitions", map[string]any{"release": m.releaseID(), "error": redactor.String(err.Error())})
 	}
-	checkStoredVersions(ctx, m, state, rendered, cluster.clients, diags)
-	if !diags.HasError() && level == planChecksAll {
-		defined := validate.DefinedKinds(slices.Concat(objs, opts.Definitions))
-		r.dryRunChanges(ctx, m, state, env, rendered, cluster, defined, diags)
+	tflog.Debug(ctx, "checked rendered objects", map[string]any{"release": m.releaseID(), "findings": len(checked.Findings),
+		"kube_version": checked.Target.String(), "cluster_schemas": checked.ClusterSchemas})
+	for _, f := range checked.Findings {
+		addFindingDiagnostic(m, f, checked.Target, diags)
 	}
-}
-
-// planCluster is what the plan's checks got from the cluster.
-type planCluster struct {
-	// clients is nil when the cluster could not be reached; err says why.
-	clients *kube.Clients
-	err     error
-	// fields says which schema the fields were checked against, for the warning that names what
-	// the plan could not check.
-	fields string
+	for _, dropped := range checked.Dropped {
+		addDroppedDiagnostic(m, dropped, diags)
+	}
+	if checked.DryRun != nil {
+		addDryRunDiagnostics(ctx, m, checked.DryRun, fieldsCheckedAgainst(checked.Target, checked.ClusterSchemas), diags)
+	}
 }
 
 // fieldsCheckedAgainst says which schema the plan checked fields against: the cluster's, else the
@@ -81,28 +69,6 @@ func fieldsCheckedAgainst(target validate.Version, clusterSchemas bool) string {
 		out += fmt.Sprintf(" (the target is %s: a field %s does not declare only warns, as %s may have added it)", target, shipped, target)
 	}
 	return out
-}
-
-// checkedObjects pairs every rendered object (CRDs, objects, hooks) with its manifest key and
-// chart file.
-func checkedObjects(m *releaseModel, rendered *release.Rendering) []validate.Object {
-	redactor := redactorFor(m)
-	namespace := m.Namespace.ValueString()
-	r := rendered.Rendered
-	objs := make([]validate.Object, 0, len(r.CRDs)+len(r.Objects)+len(r.Hooks))
-	add := func(items []manifest.Object, sources []string) {
-		for i, o := range items {
-			var source string
-			if i < len(sources) {
-				source = sources[i]
-			}
-			objs = append(objs, validate.Object{Key: redactor.Key(o, namespace), Source: source, Object: o})
-		}
-	}
-	add(r.CRDs, r.CRDSources)
-	add(r.Objects, r.ObjectSources)
-	add(r.Hooks, r.HookSources)
-	return objs
 }
 
 func addFindingDiagnostic(m *releaseModel, f validate.Finding, target validate.Version, diags *diag.Diagnostics) {

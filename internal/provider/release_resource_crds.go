@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -13,14 +12,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	k8sschema "k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/kube"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/release"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/validate"
 )
-
-// crdKeyPrefix starts the manifest key of every CustomResourceDefinition.
-const crdKeyPrefix = "CustomResourceDefinition.apiextensions.k8s.io/"
 
 func crdsAttribute() schema.ListAttribute {
 	return schema.ListAttribute{
@@ -54,19 +49,17 @@ func crdsOf(manifests types.Map) types.List {
 		return types.ListUnknown(types.StringType)
 	}
 	known, unknown := plannedManifests(manifests)
-	if slices.ContainsFunc(unknown, isCRDKey) {
+	if slices.ContainsFunc(unknown, release.IsDefinitionKey) {
 		return types.ListUnknown(types.StringType)
 	}
 	var values []attr.Value
 	for _, key := range slices.Sorted(maps.Keys(known)) {
-		if isCRDKey(key) {
+		if release.IsDefinitionKey(key) {
 			values = append(values, types.StringValue(known[key]))
 		}
 	}
 	return types.ListValueMust(types.StringType, values)
 }
-
-func isCRDKey(key string) bool { return strings.HasPrefix(key, crdKeyPrefix) }
 
 // setFromManifests sets what a release derives from its manifests: urls and crds.
 func (m *releaseModel) setFromManifests() {
@@ -135,42 +128,6 @@ func (crdsFromValidator) ValidateList(_ context.Context, req validator.ListReque
 	}
 }
 
-// notServedYet splits objs into those the dry run can check and those of kinds the release's
-// chart or crds_from defines (defined) that the cluster does not serve yet, whose keys it returns:
-// the apply creates, or waits for, their definitions first, so they are checked offline only.
-func notServedYet(clients *kube.Clients, objs []changedObject, defined map[k8sschema.GroupKind]bool) ([]changedObject, []string) {
-	var checkable []changedObject
-	var keys []string
-	// Asked once per kind: discovery that does not know a kind is read again, for every object
-	// of it otherwise.
-	unserved := map[string]bool{}
-	for _, o := range objs {
-		apiVersion, _ := o.object["apiVersion"].(string)
-		kind, _ := o.object["kind"].(string)
-		if defined[groupKindOf(apiVersion, kind)] {
-			id := apiVersion + "/" + kind
-			known, asked := unserved[id]
-			if !asked {
-				served, err := clients.Serves(apiVersion, kind)
-				known = err == nil && !served
-				unserved[id] = known
-			}
-			if known {
-				keys = append(keys, o.key)
-				continue
-			}
-		}
-		checkable = append(checkable, o)
-	}
-	return checkable, keys
-}
-
-// groupKindOf returns the group and kind of an apiVersion and kind.
-func groupKindOf(apiVersion, kind string) k8sschema.GroupKind {
-	gv, _ := k8sschema.ParseGroupVersion(apiVersion)
-	return k8sschema.GroupKind{Group: gv.Group, Kind: kind}
-}
-
 // addNotServedWarning names, once per release, the objects of kinds the cluster does not serve
 // yet, which were checked against their definitions instead of a dry run.
 func addNotServedWarning(m *releaseModel, keys []string, diags *diag.Diagnostics) {
@@ -183,39 +140,4 @@ func addNotServedWarning(m *releaseModel, keys []string, diags *diag.Diagnostics
 			"their CustomResourceDefinitions (the chart's own, or crds_from) instead of a dry run on the cluster: %s. The apply "+
 			"creates the chart's definitions, and waits until those of crds_from are established, before it installs them.",
 		m.releaseID(), strings.Join(keys, ", "))))
-}
-
-// waitForDefinitions waits, before the apply, until every CustomResourceDefinition of
-// crds_from is established, within timeout. It reports false, with a diagnostic, when one is
-// not; nothing has been applied then.
-func (r *releaseResource) waitForDefinitions(ctx context.Context, m *releaseModel, diags *diag.Diagnostics) bool {
-	defs := m.definitions()
-	if len(defs) == 0 {
-		return true
-	}
-	d := m.diagnostics()
-	clients, err := r.data.connect(ctx)
-	if err != nil {
-		diags.Append(d.Redacted(connectionDiagnostic(err, "waiting for the CustomResourceDefinitions of release "+m.releaseID())))
-		return false
-	}
-	names := make([]string, 0, len(defs))
-	for _, def := range defs {
-		names = append(names, strings.TrimPrefix(def.Key, crdKeyPrefix))
-	}
-	ctx, cancel := context.WithTimeout(ctx, m.timeoutDuration())
-	defer cancel()
-	err = clients.WaitEstablished(ctx, names)
-	if err == nil {
-		return true
-	}
-	advice := "Apply the release that installs them first (crds_from = gitlabk8s_release.<name>.crds orders the two), or raise timeout."
-	var notEstablished *kube.NotEstablishedError
-	if errors.As(err, &notEstablished) && len(notEstablished.Missing) == 0 {
-		advice = "The API server has not accepted them (kubectl describe crd names the condition that is not met); fix the definitions, or raise timeout."
-	}
-	diags.Append(d.Error("CustomResourceDefinitions Not Established", fmt.Sprintf(
-		"Release %s was not applied: the CustomResourceDefinitions of crds_from were not established within the timeout, so the "+
-			"cluster would not serve the kinds of its objects. %s\n\n%v", m.releaseID(), advice, err)))
-	return false
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/drift"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/kube"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/patch"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/release"
@@ -179,6 +180,54 @@ func pendingWarning(d releaseDiagnostics, id string, rel *helmv1.Release, recove
 	}
 	return d.Warning("Release Left Pending", fmt.Sprintf(
 		"Release %s is %s at revision %d: an operation was interrupted or is still running. %s", id, rel.Info.Status, rel.Version, next))
+}
+
+// applyErrorDiagnostic explains a failed apply (release.Request.Apply): one that did not start
+// (applyRefusedDiagnostic), one refused before Helm ran, with nothing of the release changed, or
+// Helm's failure (applyDiagnostic).
+func applyErrorDiagnostic(m *releaseModel, creating bool, err error) diag.Diagnostic {
+	id, d := m.releaseID(), m.diagnostics()
+	var failed *release.ApplyError
+	if !errors.As(err, &failed) {
+		return applyRefusedDiagnostic(m, err)
+	}
+	switch failed.Step {
+	case release.StepPlanned:
+		return planMismatchDiagnostic(d, id, failed.Err)
+	case release.StepDefinitions:
+		advice := "Apply the release that installs them first (crds_from = gitlabk8s_release.<name>.crds orders the two), or raise timeout."
+		var notEstablished *kube.NotEstablishedError
+		if errors.As(err, &notEstablished) && len(notEstablished.Missing) == 0 {
+			advice = "The API server has not accepted them (kubectl describe crd names the condition that is not met); fix the definitions, or raise timeout."
+		}
+		return d.Error("CustomResourceDefinitions Not Established", fmt.Sprintf(
+			"Release %s was not applied: the CustomResourceDefinitions of crds_from were not established within the timeout, so the "+
+				"cluster would not serve the kinds of its objects. %s\n\n%v", id, advice, failed.Err))
+	case release.StepReplaceDefinition:
+		return d.Error("Unable to Replace CustomResourceDefinition", fmt.Sprintf(
+			"Release %s was not applied: a CustomResourceDefinition of its chart's crds/ could not be applied (crd_policy = %q). "+
+				"Nothing else was changed. Fix the definition, or give the identity the right to patch customresourcedefinitions.\n\n%v",
+			id, crdPolicyCreateReplace, failed.Err))
+	case release.StepDefinitionsReplaced:
+		return d.Error("CustomResourceDefinitions Not Established", fmt.Sprintf(
+			"Release %s was not upgraded: its chart's CustomResourceDefinitions were applied but not established within the timeout "+
+				"(kubectl describe crd names the condition that is not met). Fix the definitions, or raise timeout.\n\n%v", id, failed.Err))
+	case release.StepReplaceObject:
+		var replace *helmrelease.ReplaceError
+		if !errors.As(err, &replace) {
+			return d.Error("Unable to Replace Objects", fmt.Sprintf("Release %s was not applied.\n\n%v", id, failed.Err))
+		}
+		return d.Error("Unable to Replace Object", fmt.Sprintf(
+			"Release %s was not upgraded: %s, whose change needs it replaced (force_replace), could not be deleted. Delete it by hand, "+
+				"or give the identity the right to delete it, then apply again.\n\n%s", id, replace.Key, replace.Err.Error()))
+	case release.StepPrepare:
+		return d.Error("Unable to Apply Release", fmt.Sprintf("The chart of release %s could not be prepared for Helm.\n\n%v", id, failed.Err))
+	case release.StepRecord:
+		return d.Error("Unable to Record Release", fmt.Sprintf(
+			"Release %s was applied, but what the next plan compares it with could not be recorded.\n\n%v", id, failed.Err))
+	default:
+		return applyDiagnostic(d, id, creating, failed.Err)
+	}
 }
 
 // applyRefusedDiagnostic explains why an apply did not start (release.Request.Apply): the

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/release"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/testcluster"
 )
 
@@ -188,7 +189,7 @@ func TestAccRelease_dryRunRefusesWhatAdmissionRefuses(t *testing.T) {
 					if err := e.kube.CoreV1().ResourceQuotas(e.namespace).Delete(ctx, "no-services", metav1.DeleteOptions{}); err != nil {
 						t.Fatal(err)
 					}
-					patch := fmt.Sprintf(`{"metadata":{"labels":{%q:"baseline"}}}`, podSecurityEnforceLabel)
+					patch := fmt.Sprintf(`{"metadata":{"labels":{%q:"baseline"}}}`, release.PodSecurityEnforceLabel)
 					if _, err := e.kube.CoreV1().Namespaces().Patch(ctx, e.namespace, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
 						t.Fatal(err)
 					}

@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/release"
 )
 
@@ -72,26 +71,6 @@ func plannedElements(r *release.Rendering) (types.Map, diag.Diagnostics) {
 		}
 	}
 	return types.MapValue(types.StringType, elems)
-}
-
-// checkPlanned compares what the apply rendered with the plan: every object the plan showed
-// must be rendered exactly so, and every object the plan left unknown must exist.
-func checkPlanned(plan types.Map, applied map[string]string) error {
-	if plan.IsUnknown() {
-		return nil
-	}
-	known, unknown := plannedManifests(plan)
-	comparable := make(map[string]string, len(applied))
-	for k, v := range applied {
-		comparable[k] = v
-	}
-	for _, k := range unknown {
-		if _, ok := applied[k]; !ok {
-			return &helmrelease.PlanMismatchError{Object: k, Change: "missing at apply"}
-		}
-		delete(comparable, k)
-	}
-	return helmrelease.ComparePlanned(known, comparable)
 }
 
 // generatedValuesWarning says which objects a plan cannot show because the chart generates

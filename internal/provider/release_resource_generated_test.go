@@ -2,16 +2,12 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"reflect"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
-	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/release"
 )
 
@@ -48,38 +44,5 @@ func TestGeneratedRecordRoundTrip(t *testing.T) {
 	private[generatedPrivateKey] = []byte("{not json")
 	if got := readGenerated(context.Background(), private); got.Seed != nil || got.Documents != nil {
 		t.Errorf("an unreadable record reads as %+v, want none", got)
-	}
-}
-
-// The apply accepts what the plan left unknown, and only that.
-func TestCheckPlanned(t *testing.T) {
-	plan := types.MapValueMust(types.StringType, map[string]attr.Value{
-		"ConfigMap/a": types.StringValue("a"),
-		"Secret/s":    types.StringUnknown(),
-	})
-	tests := []struct {
-		name    string
-		applied map[string]string
-		want    string
-	}{
-		{"as planned", map[string]string{"ConfigMap/a": "a", "Secret/s": "drawn"}, ""},
-		{"known object changed", map[string]string{"ConfigMap/a": "b", "Secret/s": "drawn"}, "ConfigMap/a"},
-		{"unknown object missing", map[string]string{"ConfigMap/a": "a"}, "Secret/s"},
-		{"object not in the plan", map[string]string{"ConfigMap/a": "a", "Secret/s": "drawn", "ConfigMap/new": "n"}, "ConfigMap/new"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := checkPlanned(plan, tt.applied)
-			var mismatch *helmrelease.PlanMismatchError
-			switch {
-			case tt.want == "" && err != nil:
-				t.Errorf("checkPlanned = %v, want nil", err)
-			case tt.want != "" && (!errors.As(err, &mismatch) || mismatch.Object != tt.want):
-				t.Errorf("checkPlanned = %v, want a mismatch on %s", err, tt.want)
-			}
-		})
-	}
-	if err := checkPlanned(types.MapUnknown(types.StringType), map[string]string{"ConfigMap/x": "x"}); err != nil {
-		t.Errorf("with manifests unknown, checkPlanned = %v", err)
 	}
 }

@@ -71,22 +71,6 @@ func (m *releaseModel) ignoreRules(ctx context.Context) []drift.Ignore {
 	return out
 }
 
-// leaveToOthers is what the apply applies over live objects: each object without the fields
-// that the drift rules (the built-in controllers', an autoscaler's replicas, ignore) leave to
-// others where they hold another value and the configuration did not change them since the
-// previous revision, so the forced server-side apply does not take them; a change the plan
-// shows is applied.
-func leaveToOthers(ignore []drift.Ignore) func(desired, previous, live []map[string]any) []map[string]any {
-	return func(desired, previous, live []map[string]any) []map[string]any {
-		rules := drift.NewRules(ignore, desired)
-		out := make([]map[string]any, len(desired))
-		for i, obj := range desired {
-			out[i] = rules.Yield(obj, previous[i], live[i])
-		}
-		return out
-	}
-}
-
 func (im ignoreModel) rule() drift.Ignore {
 	return drift.Ignore{Kind: im.Kind.ValueString(), Name: im.Name.ValueString(), JSONPointers: knownStrings(im.JSONPointers), Managers: knownStrings(im.Managers)}
 }

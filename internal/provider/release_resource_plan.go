@@ -48,8 +48,10 @@ func (r *releaseResource) renderEnvironment(ctx context.Context, m *releaseModel
 	if env == nil {
 		return nil
 	}
-	env.apiVersions = withDefinedAPIVersions(env.apiVersions, chart.DefaultAPIVersions, m.definitions())
+	definitions := m.definitions()
+	env.apiVersions = withDefinedAPIVersions(env.apiVersions, chart.DefaultAPIVersions, definitions)
 	in, ok := m.releaseInputs(ctx, env, private, diags)
+	in.Definitions = definitions
 	if !ok {
 		return nil
 	}
@@ -72,12 +74,15 @@ func (m *releaseModel) releaseInputs(ctx context.Context, env *renderEnv, privat
 		Namespace: m.Namespace.ValueString(), Name: m.Name.ValueString(), Chart: m.chartSource(),
 		Capabilities:    release.Capabilities{KubeVersion: env.kubeVersion, APIVersions: env.apiVersions, IsNamespaced: env.isNamespaced},
 		Redactor:        redactorFor(m),
+		OnRedactor:      m.redactorCell().Store,
 		RedactionRecord: readRedactionRecord(ctx, private),
 		Generated:       readGenerated(ctx, private),
 		Imported:        wasImported(ctx, private),
 		Ignore:          m.ignoreRules(ctx),
 		Patches:         m.patches(ctx),
 		TakeOwnership:   m.TakeOwnership.ValueBool(),
+		// The plan checks, and the apply applies, the chart's crds/ definitions (create_replace).
+		ReplaceDefinitions: m.replacesCRDs(),
 	}
 	diags.Append(m.Values.ElementsAs(ctx, &in.Values.Documents, false)...)
 	diags.Append(m.Set.ElementsAs(ctx, &in.Values.Set, false)...)
@@ -147,15 +152,6 @@ func recordedOf(state *releaseModel) *release.Recorded {
 		Revision:  int(state.Revision.ValueInt64()), Status: rcommon.Status(state.Status.ValueString()),
 		ChartVersion: state.ChartVersion.ValueString(),
 	}
-}
-
-// previousManifests returns the known manifests of state, none when there is no state.
-func previousManifests(state *releaseModel) map[string]string {
-	if state == nil {
-		return nil
-	}
-	known, _ := plannedManifests(state.Manifests)
-	return known
 }
 
 func (m *releaseModel) chartSource() chart.Source {
@@ -299,7 +295,6 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		}
 	}
 	planned, err := env.request.Plan(ctx, recordedOf(state), onlyIgnoredDiffer)
-	plan.redactorCell().Store(env.request.Redactor)
 	if err != nil {
 		resp.Diagnostics.Append(planRefusedDiagnostic(&plan, err))
 		return

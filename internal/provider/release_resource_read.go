@@ -28,7 +28,6 @@ func (r *releaseResource) Read(ctx context.Context, req resource.ReadRequest, re
 		return
 	}
 	refreshed, err := env.request.Read(ctx, recordedOf(&state))
-	state.redactorCell().Store(env.request.Redactor)
 	if err != nil {
 		resp.Diagnostics.Append(readDiagnostic(&state, err))
 		return

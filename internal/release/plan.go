@@ -105,8 +105,8 @@ func (r *Request) next(recorded *Recorded) helmrelease.Next {
 	return helmrelease.DecideFromLast(helmrelease.Revision{Version: recorded.Revision, Status: recorded.Status})
 }
 
-// Apply is what an apply carries out.
-type Apply struct {
+// applying is what an apply carries out.
+type applying struct {
 	Next      helmrelease.Next
 	Rendering *Rendering
 	// Stream are the manifests Helm's stream is compared with: the rendering as it is, where
@@ -128,9 +128,9 @@ func (e *ExistsError) Error() string {
 	return fmt.Sprintf("the release exists (revision %d, %s)", e.Last.Version, e.Last.Status)
 }
 
-// Apply decides the release's next apply from its history and renders it, over recorded (nil
-// when creating), drawing the release's seed when it has none.
-func (r *Request) Apply(ctx context.Context, recorded *Recorded) (*Apply, error) {
+// renderApply decides the release's next apply from its history and renders it, over recorded
+// (nil when creating), drawing the release's seed when it has none.
+func (r *Request) renderApply(ctx context.Context, recorded *Recorded) (*applying, error) {
 	next, err := r.History.Next(r.claim(recorded))
 	if err != nil {
 		return nil, &HistoryError{Err: err}
@@ -150,12 +150,12 @@ func (r *Request) Apply(ctx context.Context, recorded *Recorded) (*Apply, error)
 	}
 	stream := rendering.Manifests
 	r.keepUnchanged(rendering, recorded.manifests())
-	return &Apply{Next: next, Rendering: rendering, Stream: stream}, nil
+	return &applying{Next: next, Rendering: rendering, Stream: stream}, nil
 }
 
-// Applied returns what the release keeps once a is applied, for the next plan: the Generated
+// applied returns what the release keeps once a is applied, for the next plan: the Generated
 // record of what it drew and the redaction record, with a key drawn when it had none.
-func (r *Request) Applied(a *Apply) (Generated, manifest.RedactionRecord, error) {
+func (r *Request) applied(a *applying) (Generated, manifest.RedactionRecord, error) {
 	rec, err := a.Rendering.Recorded(r.RedactionRecord)
 	return a.Rendering.Drawn(r.Generated.Seed), rec, err
 }

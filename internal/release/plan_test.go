@@ -93,12 +93,12 @@ func TestRequest_applyRefuses(t *testing.T) {
 	stored := storedRelease(1, rcommon.StatusDeployed)
 	stored.Name = "web"
 	cluster, _ := countingCluster(t, stored)
-	_, err := Prepare(context.Background(), cluster, webInputs(nil)).Apply(context.Background(), nil)
+	_, err := Prepare(context.Background(), cluster, webInputs(nil)).renderApply(context.Background(), nil)
 	var exists *ExistsError
 	if !errors.As(err, &exists) || exists.Last.Version != 1 {
 		t.Errorf("creating a deployed release = %v, want ExistsError of revision 1", err)
 	}
-	_, err = Prepare(context.Background(), nil, webInputs(nil)).Apply(context.Background(), nil)
+	_, err = Prepare(context.Background(), nil, webInputs(nil)).renderApply(context.Background(), nil)
 	var history *HistoryError
 	if !errors.As(err, &history) || !errors.Is(err, ErrNoHistory) {
 		t.Errorf("applying without a cluster = %v, want a HistoryError", err)
@@ -110,9 +110,12 @@ func TestRequest_applyRefuses(t *testing.T) {
 // next plan its seed, what it drew and the digests its markers are kept by.
 func TestRequest_apply(t *testing.T) {
 	cluster, _ := countingCluster(t)
-	req := Prepare(context.Background(), cluster, webInputs(nil))
+	in := webInputs(nil)
+	var handed *manifest.Redactor
+	in.OnRedactor = func(r *manifest.Redactor) { handed = r }
+	req := Prepare(context.Background(), cluster, in)
 	previous := map[string]string{"ConfigMap/web": "shown by an earlier plan"}
-	a, err := req.Apply(context.Background(), &Recorded{Manifests: previous})
+	a, err := req.renderApply(context.Background(), &Recorded{Manifests: previous})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +128,7 @@ func TestRequest_apply(t *testing.T) {
 	if !maps.Equal(a.Stream, a.Rendering.Redacted.Manifests) {
 		t.Errorf("Helm's stream is compared with something else than the rendering")
 	}
-	gen, rec, err := req.Applied(a)
+	gen, rec, err := req.applied(a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,6 +137,9 @@ func TestRequest_apply(t *testing.T) {
 	}
 	if !strings.Contains(req.Redactor.String("password="+testPassword), "sensitive value") {
 		t.Errorf("the request's redactor does not hide the password once rendered")
+	}
+	if handed == nil || handed != req.Redactor || handed == in.Redactor {
+		t.Errorf("OnRedactor was handed %p, want the rendering's redactor %p", handed, req.Redactor)
 	}
 }
 

@@ -144,7 +144,7 @@ func (r *Request) liveManifests(ctx context.Context, last *helmv1.Release, recor
 		redactor = r.liveRedactor(desired, recorded, rec)
 	}
 	if keep {
-		r.Redactor = redactor
+		r.setRedactor(redactor)
 	}
 	manifests, err := chart.RedactedManifests(&chart.Rendered{Objects: projected}, r.Namespace, redactor, isNamespaced)
 	if err != nil {

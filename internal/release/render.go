@@ -13,6 +13,7 @@ import (
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/patch"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/validate"
 )
 
 // Inputs are what a release is rendered from: the configuration and what the release keeps
@@ -27,6 +28,9 @@ type Inputs struct {
 	// Redactor hides the sensitive values (and the repository password) in error messages;
 	// each rendering replaces it with its own, which knows what the chart derived from them.
 	Redactor *manifest.Redactor
+	// OnRedactor, when set, is handed every redactor that replaces Redactor, at once, so that
+	// what logs while the request goes on (Helm, during an apply) hides what it hides.
+	OnRedactor func(*manifest.Redactor)
 	// RedactionRecord is the release's stored redaction record: its markers' key, nil before the
 	// release has one, and the digests of the objects last applied.
 	RedactionRecord manifest.RedactionRecord
@@ -44,6 +48,12 @@ type Inputs struct {
 	// TakeOwnership takes over a deployed release that the state does not record, and
 	// objects without an owner (take_ownership).
 	TakeOwnership bool
+	// Definitions are the CustomResourceDefinitions of other releases the chart's objects may
+	// be of (crds_from): checked against at plan, established before the apply.
+	Definitions []validate.Object
+	// ReplaceDefinitions applies the chart's crds/ definitions before the install or upgrade
+	// (crd_policy create_replace): the plan checks they drop no stored version.
+	ReplaceDefinitions bool
 }
 
 // Capabilities are what a chart sees of its cluster.
@@ -211,7 +221,7 @@ func (r *Request) Render(ctx context.Context, target helmrelease.Target) (*Rende
 		return nil, failed(StepManifests, err)
 	}
 	out.Manifests = out.Redacted.Manifests
-	r.Redactor = out.Redacted.Redactor
+	r.setRedactor(out.Redacted.Redactor)
 	out.Generated = generatedKeys(out.Rendered, r.Namespace, r.Capabilities.IsNamespaced)
 	return out, nil
 }
@@ -294,4 +304,12 @@ func (r *Rendering) Recorded(rec manifest.RedactionRecord) (manifest.RedactionRe
 	// Manifests kept conservative stay so until a change writes them as rendered.
 	rec.Digests, rec.Conservative = digests, r.Conservative
 	return rec, nil
+}
+
+// setRedactor makes redactor the request's, and hands it to OnRedactor.
+func (r *Request) setRedactor(redactor *manifest.Redactor) {
+	r.Redactor = redactor
+	if r.OnRedactor != nil {
+		r.OnRedactor(redactor)
+	}
 }

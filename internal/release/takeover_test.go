@@ -39,7 +39,7 @@ func TestRequest_planTakesOverOnlyWhenAllowed(t *testing.T) {
 	if !errors.As(err, &exists) || exists.Last.Version != 1 {
 		t.Fatalf("plan without take_ownership = %v, want ExistsError of revision 1", err)
 	}
-	if _, err := Prepare(context.Background(), cluster, webInputs(nil)).Apply(context.Background(), nil); !errors.As(err, &exists) {
+	if _, err := Prepare(context.Background(), cluster, webInputs(nil)).renderApply(context.Background(), nil); !errors.As(err, &exists) {
 		t.Fatalf("apply without take_ownership = %v, want ExistsError", err)
 	}
 	in := webInputs(map[string]string{"config.greeting": "from-terraform"})
@@ -74,7 +74,7 @@ func TestRequest_takeOwnershipRefusesAnotherReleasesObject(t *testing.T) {
 	if !errors.As(err, &owned) || owned.Owner != (helmrelease.Owner{Namespace: testNamespace, Name: "other"}) || !strings.HasSuffix(owned.Object, " web") {
 		t.Fatalf("plan over another release's object = %v, want an OwnedError naming %s/other", err, testNamespace)
 	}
-	if _, err := Prepare(context.Background(), cluster, in).Apply(context.Background(), nil); !errors.As(err, &owned) {
+	if _, err := Prepare(context.Background(), cluster, in).renderApply(context.Background(), nil); !errors.As(err, &owned) {
 		t.Fatalf("apply over another release's object = %v, want an OwnedError", err)
 	}
 	_, ours := cliInstalled("web")

@@ -1,0 +1,304 @@
+package release
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/validate"
+)
+
+// Checker is what the plan's checks ask of the cluster (helmrelease.Client).
+type Checker interface {
+	// ServerSchemas returns the API server's schemas of gvs; what it could not fetch is left
+	// out, and the errors say why.
+	ServerSchemas(ctx context.Context, gvs []schema.GroupVersion) (map[schema.GroupVersion]*validate.ServerSchema, []error)
+	// StoredVersions returns a CustomResourceDefinition's status.storedVersions, and whether
+	// it exists.
+	StoredVersions(ctx context.Context, name string) ([]string, bool, error)
+	// Serves reports whether discovery serves kind in apiVersion.
+	Serves(apiVersion, kind string) (bool, error)
+	// NamespaceLabels returns a namespace's labels, and whether it exists.
+	NamespaceLabels(ctx context.Context, name string) (map[string]string, bool, error)
+	// DryRun dry-runs objs, the answers in their order.
+	DryRun(ctx context.Context, objs []manifest.Object) ([]helmrelease.DryRunAnswer, error)
+}
+
+// ErrNoCluster is why a check that needs the cluster did not run when there is none.
+var ErrNoCluster = errors.New("the provider has no cluster connection")
+
+// Checked is what the plan's checks of a rendering found: what validate found against the
+// target version and the schemas, the chart's definitions that drop a stored version, and
+// what the server-side dry run of the changed objects answered.
+type Checked struct {
+	// Target is the Kubernetes version checked against, zero when not known (Helm's defaults
+	// stand in for an unknown cluster, and only fields are checked).
+	Target validate.Version
+	// ClusterSchemas says fields were checked against the cluster's own schemas; SchemaErrors
+	// say why some or all of them were not available.
+	ClusterSchemas bool
+	SchemaErrors   []error
+	Findings       []validate.Finding
+	// Dropped are the chart's changed definitions (crd_policy create_replace) that no longer
+	// list a version the cluster still stores objects in; StoredVersionErrors say which could
+	// not be read.
+	Dropped             []DroppedVersions
+	StoredVersionErrors []error
+	// DryRun is nil when no dry run was asked for, or the checks above found errors.
+	DryRun *DryRunChecked
+}
+
+// DroppedVersions is a definition of the chart that drops versions the cluster stores.
+type DroppedVersions struct {
+	Key, Name string
+	Versions  []string
+}
+
+// DryRunChecked is what the server-side dry run of the changed objects answered.
+type DryRunChecked struct {
+	// Skipped is why nothing was dry-run: no cluster, or no client to ask with.
+	Skipped error
+	// NamespaceMissing says the release's namespace does not exist yet (a new environment in
+	// the same plan): only cluster-scoped objects were dry-run.
+	NamespaceMissing bool
+	// Enforce is the Pod Security level the namespace enforces, empty when none or unknown.
+	Enforce string
+	// Outcomes are the answers, by object.
+	Outcomes []DryRunOutcome
+	// NotServed are the objects of kinds the chart or crds_from defines and the cluster does
+	// not serve yet: checked against their definitions, not dry-run.
+	NotServed []string
+	// Defined are the kinds the chart's definitions and crds_from define.
+	Defined map[schema.GroupKind]bool
+}
+
+// DryRunOutcome is the dry run's answer for one changed object.
+type DryRunOutcome struct {
+	Key, Source string
+	helmrelease.DryRunAnswer
+}
+
+// CheckLevel is how far a plan checks (plan_checks).
+type CheckLevel string
+
+const (
+	CheckAll     CheckLevel = "all"     // the cluster's schemas and a server-side dry run of the changed objects
+	CheckOffline CheckLevel = "offline" // the target version and the shipped schemas
+	CheckNone    CheckLevel = "none"
+)
+
+// PodSecurityEnforceLabel is the namespace label that sets the Pod Security level pods must meet.
+const PodSecurityEnforceLabel = "pod-security.kubernetes.io/enforce"
+
+// Check refuses, at plan time, what the apply of rendered over recorded would fail on: API
+// versions the target Kubernetes version does not serve (deprecated ones warn), fields the
+// kinds' schemas do not accept (the cluster's own with CheckAll, else those shipped), the
+// chart's definitions that drop a stored version, and, when none of those is an error, what a
+// server-side dry run of the objects that change refuses. c is nil without a cluster, and
+// unreachable says why.
+func (r *Request) Check(ctx context.Context, rendered *Rendering, recorded *Recorded, level CheckLevel, c Checker, unreachable error) *Checked {
+	out := &Checked{}
+	if level == CheckNone {
+		return out
+	}
+	objs := r.validateObjects(rendered)
+	out.Target, _ = validate.ParseVersion(r.Capabilities.KubeVersion)
+	opts := validate.Options{Target: out.Target, Definitions: r.Definitions}
+	if level == CheckAll && c != nil {
+		opts.Server, out.SchemaErrors = c.ServerSchemas(ctx, groupVersionsOf(objs))
+		out.ClusterSchemas = len(opts.Server) > 0
+	}
+	out.Findings = validate.Check(objs, opts)
+	if level != CheckAll {
+		return out
+	}
+	previous := recorded.manifests()
+	if c != nil && r.ReplaceDefinitions {
+		out.Dropped, out.StoredVersionErrors = r.droppedVersions(ctx, rendered, previous, c)
+	}
+	if len(out.Dropped) > 0 || slices.ContainsFunc(out.Findings, validate.Finding.IsError) {
+		return out
+	}
+	defined := validate.DefinedKinds(slices.Concat(objs, opts.Definitions))
+	out.DryRun = r.dryRun(ctx, rendered, previous, defined, c, unreachable)
+	return out
+}
+
+// validateObjects pairs every rendered object (CRDs, objects, hooks) with its manifest key and
+// chart file.
+func (r *Request) validateObjects(rendered *Rendering) []validate.Object {
+	rr := rendered.Rendered
+	objs := make([]validate.Object, 0, len(rr.CRDs)+len(rr.Objects)+len(rr.Hooks))
+	add := func(items []manifest.Object, sources []string) {
+		for i, o := range items {
+			objs = append(objs, validate.Object{Key: r.Redactor.Key(o, r.Namespace), Source: sourceAt(sources, i), Object: o})
+		}
+	}
+	add(rr.CRDs, rr.CRDSources)
+	add(rr.Objects, rr.ObjectSources)
+	add(rr.Hooks, rr.HookSources)
+	return objs
+}
+
+func sourceAt(sources []string, i int) string {
+	if i < len(sources) {
+		return sources[i]
+	}
+	return ""
+}
+
+// groupVersionsOf returns the distinct group versions of objs, in their order.
+func groupVersionsOf(objs []validate.Object) []schema.GroupVersion {
+	seen := map[schema.GroupVersion]bool{}
+	var out []schema.GroupVersion
+	for _, o := range objs {
+		apiVersion, _ := o.Object["apiVersion"].(string)
+		gv, err := schema.ParseGroupVersion(apiVersion)
+		if err != nil || apiVersion == "" || seen[gv] {
+			continue
+		}
+		seen[gv] = true
+		out = append(out, gv)
+	}
+	return out
+}
+
+// droppedVersions returns the chart's definitions that changed since previous and no longer
+// list a version the cluster's definition still records in status.storedVersions: the API
+// server would refuse the replacement, and objects may be stored in that version.
+func (r *Request) droppedVersions(ctx context.Context, rendered *Rendering, previous map[string]string, c Checker) ([]DroppedVersions, []error) {
+	var dropped []DroppedVersions
+	var errs []error
+	for _, crd := range rendered.Rendered.CRDs {
+		key := r.Redactor.Key(crd, r.Namespace)
+		if text, ok := previous[key]; ok && text == rendered.Manifests[key] {
+			continue
+		}
+		name := DefinitionName(key)
+		stored, exists, err := c.StoredVersions(ctx, name)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if !exists {
+			continue
+		}
+		if versions, err := validate.DroppedStoredVersions(crd, stored); err == nil && len(versions) > 0 {
+			dropped = append(dropped, DroppedVersions{Key: key, Name: name, Versions: versions})
+		}
+	}
+	return dropped, errs
+}
+
+// changedObject is an object of the release whose manifest the plan changes, in the namespace
+// it goes to.
+type changedObject struct {
+	key, source string
+	object      manifest.Object
+}
+
+// changed returns the rendered objects (hooks and CRDs aside: Helm recreates hooks and never
+// upgrades CRDs) whose manifests differ from previous, copied, with the release's namespace set
+// on the namespaced ones that name none.
+func (r *Request) changed(rendered *Rendering, previous map[string]string) []changedObject {
+	var out []changedObject
+	for i, obj := range rendered.Rendered.Objects {
+		key := r.Redactor.Key(obj, r.Namespace)
+		if text, ok := previous[key]; ok && text == rendered.Manifests[key] {
+			continue
+		}
+		copied, _ := manifest.DeepCopy(obj).(map[string]any)
+		if r.namespaced(obj) {
+			if meta, ok := copied["metadata"].(map[string]any); ok && meta["namespace"] == nil {
+				meta["namespace"] = r.Namespace
+			}
+		}
+		out = append(out, changedObject{key: key, source: sourceAt(rendered.Rendered.ObjectSources, i), object: copied})
+	}
+	return out
+}
+
+// namespaced reports whether obj's kind goes into a namespace.
+func (r *Request) namespaced(obj manifest.Object) bool {
+	apiVersion, _ := obj["apiVersion"].(string)
+	kind, _ := obj["kind"].(string)
+	return r.Capabilities.IsNamespaced(apiVersion, kind)
+}
+
+// dryRun sends every object the plan changes to the API server as a server-side dry run
+// (nothing is written). Objects of kinds that defined holds and the cluster does not serve yet
+// are not dry-run: the plan checked them against those definitions. In a namespace that does
+// not exist yet, only cluster-scoped objects are.
+func (r *Request) dryRun(ctx context.Context, rendered *Rendering, previous map[string]string, defined map[schema.GroupKind]bool, c Checker, unreachable error) *DryRunChecked {
+	changed := r.changed(rendered, previous)
+	if len(changed) == 0 {
+		return nil
+	}
+	out := &DryRunChecked{Defined: defined}
+	if c == nil {
+		out.Skipped = unreachable
+		if out.Skipped == nil {
+			out.Skipped = ErrNoCluster
+		}
+		return out
+	}
+	changed, out.NotServed = notServedYet(c, changed, defined)
+	labels, exists, err := c.NamespaceLabels(ctx, r.Namespace)
+	switch {
+	case err == nil && !exists:
+		out.NamespaceMissing = true
+		changed = slices.DeleteFunc(changed, func(o changedObject) bool { return r.namespaced(o.object) })
+	case err == nil:
+		out.Enforce = labels[PodSecurityEnforceLabel]
+	}
+	objs := make([]manifest.Object, len(changed))
+	for i, o := range changed {
+		objs[i] = o.object
+	}
+	answers, err := c.DryRun(ctx, objs)
+	if err != nil {
+		out.Skipped = err
+		return out
+	}
+	for i, o := range changed {
+		out.Outcomes = append(out.Outcomes, DryRunOutcome{Key: o.key, Source: o.source, DryRunAnswer: answers[i]})
+	}
+	return out
+}
+
+// notServedYet splits objs into those the dry run can check and the keys of those of kinds
+// defined holds that the cluster does not serve yet: the apply creates, or waits for, their
+// definitions first, so they are checked offline only. Discovery is asked once per kind.
+func notServedYet(c Checker, objs []changedObject, defined map[schema.GroupKind]bool) ([]changedObject, []string) {
+	var checkable []changedObject
+	var keys []string
+	unserved := map[string]bool{}
+	for _, o := range objs {
+		apiVersion, _ := o.object["apiVersion"].(string)
+		kind, _ := o.object["kind"].(string)
+		if defined[GroupKindOf(apiVersion, kind)] {
+			id := apiVersion + "/" + kind
+			known, asked := unserved[id]
+			if !asked {
+				served, err := c.Serves(apiVersion, kind)
+				known = err == nil && !served
+				unserved[id] = known
+			}
+			if known {
+				keys = append(keys, o.key)
+				continue
+			}
+		}
+		checkable = append(checkable, o)
+	}
+	return checkable, keys
+}
+
+// GroupKindOf returns the group and kind of an apiVersion and kind.
+func GroupKindOf(apiVersion, kind string) schema.GroupKind {
+	gv, _ := schema.ParseGroupVersion(apiVersion)
+	return schema.GroupKind{Group: gv.Group, Kind: kind}
+}

@@ -1,0 +1,119 @@
+package release
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/validate"
+)
+
+// answeringChecker is a Checker with set answers, recording what was dry-run.
+type answeringChecker struct {
+	stored    map[string][]string
+	served    bool
+	namespace map[string]string // nil: the namespace does not exist
+	dryRun    []string
+}
+
+func (c *answeringChecker) ServerSchemas(context.Context, []schema.GroupVersion) (map[schema.GroupVersion]*validate.ServerSchema, []error) {
+	return nil, []error{errors.New("no documents")}
+}
+
+func (c *answeringChecker) StoredVersions(_ context.Context, name string) ([]string, bool, error) {
+	v, ok := c.stored[name]
+	return v, ok, nil
+}
+
+func (c *answeringChecker) Serves(string, string) (bool, error) { return c.served, nil }
+
+func (c *answeringChecker) NamespaceLabels(context.Context, string) (map[string]string, bool, error) {
+	return c.namespace, c.namespace != nil, nil
+}
+
+func (c *answeringChecker) DryRun(_ context.Context, objs []manifest.Object) ([]helmrelease.DryRunAnswer, error) {
+	for _, o := range objs {
+		c.dryRun = append(c.dryRun, manifest.Key(o, ""))
+	}
+	return make([]helmrelease.DryRunAnswer, len(objs)), nil
+}
+
+// checked renders in and checks the rendering over recorded with c.
+func checked(t *testing.T, in Inputs, recorded *Recorded, level CheckLevel, c Checker) *Checked {
+	t.Helper()
+	req := Prepare(context.Background(), nil, in)
+	p, err := req.Plan(context.Background(), recorded, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c == nil {
+		return req.Check(context.Background(), p.Rendering, recorded, level, nil, errors.New("no route to the cluster"))
+	}
+	return req.Check(context.Background(), p.Rendering, recorded, level, c, nil)
+}
+
+// The plan's checks dry-run only the objects that change, in a namespace that exists, and
+// kinds the cluster serves; they say why nothing was dry-run without a cluster, and ask
+// nothing of it offline.
+func TestRequest_checkDryRunsWhatChanges(t *testing.T) {
+	first := planned(t, Prepare(context.Background(), nil, webInputs(nil)), nil).Rendering
+	recorded := deployedAs(first.Manifests, 1)
+
+	c := &answeringChecker{namespace: map[string]string{PodSecurityEnforceLabel: "baseline"}}
+	got := checked(t, webInputs(map[string]string{"config.greeting": "hi"}), recorded, CheckAll, c)
+	if got.DryRun == nil || got.DryRun.Enforce != "baseline" || len(got.SchemaErrors) != 1 {
+		t.Fatalf("checked = %+v, want a dry run under the namespace's level, and why the schemas were not used", got)
+	}
+	if !slices.Equal(c.dryRun, []string{"ConfigMap/" + testNamespace + "/web"}) {
+		t.Errorf("dry-run %q, want the changed ConfigMap alone", c.dryRun)
+	}
+
+	c = &answeringChecker{}
+	got = checked(t, webInputs(nil), nil, CheckAll, c)
+	if got.DryRun == nil || !got.DryRun.NamespaceMissing || len(c.dryRun) != 0 {
+		t.Errorf("into a namespace not created yet: checked %+v, dry-run %q; want no namespaced object dry-run", got.DryRun, c.dryRun)
+	}
+
+	got = checked(t, webInputs(nil), nil, CheckAll, nil)
+	if got.DryRun == nil || got.DryRun.Skipped == nil || got.DryRun.Skipped.Error() != "no route to the cluster" {
+		t.Errorf("without a cluster: %+v, want the dry run skipped, saying why", got.DryRun)
+	}
+
+	c = &answeringChecker{namespace: map[string]string{}}
+	if got = checked(t, webInputs(nil), nil, CheckOffline, c); got.DryRun != nil || len(c.dryRun) != 0 || got.ClusterSchemas {
+		t.Errorf("offline: %+v, dry-run %q; want nothing asked of the cluster", got, c.dryRun)
+	}
+	if got = checked(t, webInputs(nil), nil, CheckNone, c); len(got.Findings) != 0 || got.DryRun != nil {
+		t.Errorf("none: %+v, want nothing checked", got)
+	}
+}
+
+// Under create_replace, a chart definition that drops a version the cluster stores is found,
+// and no dry run follows; a kind the chart defines that the cluster does not serve yet is
+// checked offline, not dry-run.
+func TestRequest_checkDefinitions(t *testing.T) {
+	in := withCRDsInputs()
+	in.Definitions = nil
+	c := &answeringChecker{stored: map[string][]string{"widgets.test.gitlabk8s.io": {"v1alpha1", "v1"}}, namespace: map[string]string{}}
+	got := checked(t, in, nil, CheckAll, c)
+	want := []DroppedVersions{{Key: definitionKeyPrefix + "widgets.test.gitlabk8s.io", Name: "widgets.test.gitlabk8s.io", Versions: []string{"v1alpha1"}}}
+	if len(got.Dropped) != 1 || got.Dropped[0].Key != want[0].Key || !slices.Equal(got.Dropped[0].Versions, want[0].Versions) || got.DryRun != nil {
+		t.Errorf("checked = dropped %+v, dry run %+v; want %+v and no dry run", got.Dropped, got.DryRun, want)
+	}
+
+	c = &answeringChecker{stored: map[string][]string{}, namespace: map[string]string{}}
+	got = checked(t, in, nil, CheckAll, c)
+	if got.DryRun == nil || !slices.Equal(got.DryRun.NotServed, []string{"Widget.test.gitlabk8s.io/widgets"}) || len(c.dryRun) != 0 {
+		t.Errorf("checked = %+v, dry-run %q; want the Widget checked offline", got.DryRun, c.dryRun)
+	}
+	c.served = true
+	checked(t, in, nil, CheckAll, c)
+	if !slices.Equal(c.dryRun, []string{"Widget.test.gitlabk8s.io/" + testNamespace + "/widgets"}) {
+		t.Errorf("a served kind: dry-run %q, want the Widget", c.dryRun)
+	}
+}
