@@ -72,8 +72,7 @@ func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, 
 	if env == nil {
 		return
 	}
-	known, unknown := plannedManifests(plan.Manifests)
-	shown := release.Shown{Unknown: plan.Manifests.IsUnknown(), Manifests: known, UnknownKeys: unknown}
+	shown := shownOf(plan)
 	tflog.Info(ctx, "applying release "+id, map[string]any{"release": id})
 	done, err := env.request.Apply(ctx, recordedOf(state), shown, plan.settings(r.ci()), env.client)
 	if done != nil {
@@ -89,7 +88,7 @@ func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, 
 	}
 	diags.Append(writeGenerated(ctx, private, done.Generated, d)...)
 	plan.Revision, plan.Status = types.Int64Value(int64(done.Revision)), types.StringValue(string(done.Status))
-	if plan.Manifests.IsUnknown() || len(unknown) > 0 {
+	if shown.Unknown || len(shown.UnknownKeys) > 0 {
 		// What the plan could not show is now known: what was applied.
 		manifests, converted := types.MapValueFrom(ctx, types.StringType, done.Manifests)
 		diags.Append(converted...)

@@ -18,24 +18,10 @@ import (
 // API versions the target Kubernetes version does not serve (deprecated ones warn), fields the
 // kinds' schemas do not accept, definitions that drop a stored version, and what a server-side
 // dry run of the objects that change refuses (release_resource_dryrun.go). With plan_checks =
-// "all" the cluster is asked, through the release's client, or one made for the checks when the
-// plan rendered with the provider's kube_version.
+// "all" the cluster is asked through env.checker (clusterEnvironment).
 func (r *releaseResource) checkRendering(ctx context.Context, m, state *releaseModel, env *renderEnv, rendered *release.Rendering, diags *diag.Diagnostics) {
 	level := release.CheckLevel(m.PlanChecks.ValueString())
-	var checker release.Checker
-	var unreachable error
-	switch {
-	case level != release.CheckAll:
-	case env.client != nil:
-		checker = env.client
-	default:
-		if clients, err := r.data.connect(ctx); err != nil {
-			unreachable = err
-		} else {
-			checker = newHelmClient(ctx, clients, m)
-		}
-	}
-	checked := env.request.Check(ctx, rendered, recordedOf(state), level, checker, unreachable)
+	checked := env.request.Check(ctx, rendered, recordedOf(state), level, env.checker, env.unreachable)
 	redactor := redactorFor(m)
 	for _, err := range slices.Concat(checked.SchemaErrors, checked.StoredVersionErrors) {
 		tflog.Warn(ctx, "not checked against the cluster's schemas or definitions", map[string]any{"release": m.releaseID(), "error": redactor.String(err.Error())})

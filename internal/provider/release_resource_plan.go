@@ -32,6 +32,11 @@ type renderEnv struct {
 	isNamespaced func(apiVersion, kind string) bool
 	// client is nil when rendering offline.
 	client *helmrelease.Client
+	// checker is what the plan's checks ask the cluster with (plan_checks = "all"): client, or
+	// one made for the checks alone when the plan renders with the provider's kube_version; nil
+	// when the cluster cannot be reached, and unreachable says why.
+	checker     release.Checker
+	unreachable error
 	// request is what the plan, apply or refresh reads of the cluster, read once: the
 	// release's history and the lookup answers (no history and no lookup offline).
 	request *release.Request
@@ -91,42 +96,56 @@ func (m *releaseModel) releaseInputs(ctx context.Context, env *renderEnv, privat
 	return in, !diags.HasError()
 }
 
-// clusterEnvironment returns the capabilities and the client a release renders with (see
-// renderEnvironment).
+// clusterEnvironment decides, in one place, what a release's plan, apply or refresh asks of
+// the cluster: the capabilities come from the provider's kube_version when set, else from the
+// cluster; the release's client reads and changes the cluster for every operation but a plan
+// with kube_version, which renders offline; the plan's checks ask the cluster when plan_checks
+// is "all" (see renderEnvironment).
 func (r *releaseResource) clusterEnvironment(ctx context.Context, m *releaseModel, needCluster bool, diags *diag.Diagnostics) *renderEnv {
 	d := m.diagnostics()
 	env := &renderEnv{isNamespaced: manifest.BuiltinIsNamespaced}
 	pinned, extra := r.data.kubeVersion != "", r.data.apiVersions
+	checks := !needCluster && release.CheckLevel(m.PlanChecks.ValueString()) == release.CheckAll
 	if pinned {
 		env.kubeVersion, env.origin = r.data.kubeVersion, "the provider's kube_version"
 		if len(extra) > 0 {
 			env.apiVersions = append(chart.DefaultAPIVersions(), extra...)
 		}
 	}
-	if pinned && !needCluster {
+	if pinned && !needCluster && !checks {
 		return env
 	}
 	clients, err := r.data.connect(ctx)
-	if err != nil {
-		if needCluster || errors.Is(err, errNotConfigured) {
-			diags.Append(d.Redacted(connectionDiagnostic(err, "release "+m.releaseID())))
-			return nil
-		}
+	switch {
+	case err != nil && pinned && !needCluster:
+		env.unreachable = err
+		return env
+	case err != nil && (needCluster || errors.Is(err, errNotConfigured)):
+		diags.Append(d.Redacted(connectionDiagnostic(err, "release "+m.releaseID())))
+		return nil
+	case err != nil:
 		diags.Append(d.Warning("Rendering Without the Cluster's Capabilities", fmt.Sprintf(
 			"The cluster could not be reached, so release %s is rendered with Helm's default .Capabilities (Kubernetes version and API "+
 				"versions). Charts that test .Capabilities may render differently at apply, which the apply then refuses. To plan without "+
 				"a cluster, set kube_version (and api_versions) in the provider configuration.\n\n%s", m.releaseID(), err.Error())))
-		env.origin = "Helm's defaults"
+		env.origin, env.unreachable = "Helm's defaults", err
 		if len(extra) > 0 {
 			env.apiVersions = append(chart.DefaultAPIVersions(), extra...)
 		}
 		return env
 	}
-	env.client = newHelmClient(ctx, clients, m)
+	client := newHelmClient(ctx, clients, m)
+	if checks {
+		env.checker = client
+	}
+	if pinned && !needCluster {
+		return env // rendered offline, checked against the cluster
+	}
+	env.client = client
 	if pinned {
 		return env
 	}
-	kubeVersion, apiVersions, err := env.client.ServerCapabilities()
+	kubeVersion, apiVersions, err := client.ServerCapabilities()
 	if err != nil {
 		diags.Append(d.Error("Unable to Discover Cluster Capabilities", fmt.Sprintf(
 			"The API versions of %s could not be listed, so release %s cannot be rendered the way Helm would render it there. Check the "+
@@ -135,7 +154,7 @@ func (r *releaseResource) clusterEnvironment(ctx context.Context, m *releaseMode
 		return nil
 	}
 	env.kubeVersion, env.apiVersions, env.origin = kubeVersion, append(apiVersions, extra...), "the cluster"
-	env.isNamespaced = env.client.IsNamespaced
+	env.isNamespaced = client.IsNamespaced
 	return env
 }
 
@@ -321,7 +340,7 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if planned.Next.Adopt {
 		resp.Diagnostics.Append(takeOverWarning(&plan, planned))
 	}
-	if state == nil || needsUpgrade(&plan, state) {
+	if needsUpgrade(&plan, state) {
 		plan.Revision, plan.Status = types.Int64Unknown(), types.StringValue(string(rcommon.StatusDeployed))
 	} else {
 		plan.Revision, plan.Status = state.Revision, state.Status
@@ -346,13 +365,16 @@ func (r *releaseResource) onlyIgnoredDiffer(ctx context.Context, env *renderEnv,
 	return err == nil && maps.Equal(rendered, refreshed)
 }
 
-// needsUpgrade reports whether applying plan over state takes a Helm upgrade: the objects or
-// the chart version change, or the release is not deployed. Settings alone (timeout, atomic,
-// a reformatted values document) are only recorded.
+// needsUpgrade reports whether applying plan over state takes a Helm install or upgrade
+// (release.Recorded.Upgraded).
 func needsUpgrade(plan, state *releaseModel) bool {
-	return !plan.Manifests.Equal(state.Manifests) ||
-		!plan.ChartVersion.Equal(state.ChartVersion) ||
-		state.Status.ValueString() != string(rcommon.StatusDeployed)
+	return recordedOf(state).Upgraded(shownOf(plan), plan.ChartVersion.ValueString())
+}
+
+// shownOf is what plan shows of the manifests.
+func shownOf(plan *releaseModel) release.Shown {
+	known, unknown := plannedManifests(plan.Manifests)
+	return release.Shown{Unknown: plan.Manifests.IsUnknown(), Manifests: known, UnknownKeys: unknown}
 }
 
 func pluralVerb(n int) string {

@@ -34,6 +34,16 @@ func (rec *Recorded) Shows(manifests map[string]string) bool {
 	return rec != nil && rec.Complete && maps.Equal(rec.Manifests, manifests)
 }
 
+// Upgraded reports whether applying what shown shows, of chart version chartVersion, over the
+// record takes a Helm install or upgrade: there is no record, the objects or the chart version
+// change, or the release is not deployed. Settings alone (timeout, atomic, a reformatted values
+// document) are only recorded.
+func (rec *Recorded) Upgraded(shown Shown, chartVersion string) bool {
+	return rec == nil || shown.Unknown || len(shown.UnknownKeys) > 0 ||
+		!maps.Equal(rec.Manifests, shown.Manifests) || rec.ChartVersion != chartVersion ||
+		rec.Status != rcommon.StatusDeployed
+}
+
 // Plan is what a plan shows of the release.
 type Plan struct {
 	// Unchanged says that the release renders as recorded: the plan keeps the record.
