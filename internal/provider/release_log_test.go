@@ -17,11 +17,15 @@ import (
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/readiness"
 )
 
+// sensitiveReleaseModel is a release whose password is set_sensitive, with its redactor cell
+// made as readRelease makes it.
 func sensitiveReleaseModel(password string) *releaseModel {
-	return &releaseModel{
+	m := &releaseModel{
 		Name: types.StringValue("web"), Namespace: types.StringValue("review-x"),
 		SetSensitive: types.MapValueMust(types.StringType, map[string]attr.Value{"db.password": types.StringValue(password)}),
 	}
+	m.redactor = newRedactorCell(m)
+	return m
 }
 
 // Helm deletes and waits from several goroutines and logs from each; a uninstall of a large

@@ -111,8 +111,8 @@ type releaseModel struct {
 	ChartDigest           types.String `tfsdk:"chart_digest"`
 	URLs                  types.List   `tfsdk:"urls"`
 
-	// redactor is the redactor of the release's latest rendering (see redactorFor), shared by
-	// copies of the model and by the release's log.
+	// redactor holds the redactor of the release's latest rendering (see redactorFor); made by
+	// readRelease, read by the release's log and diagnostics.
 	redactor *atomic.Pointer[manifest.Redactor]
 }
 

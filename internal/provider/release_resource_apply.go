@@ -28,7 +28,7 @@ func newHelmClient(ctx context.Context, clients *kube.Clients, m *releaseModel) 
 
 func (r *releaseResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan releaseModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(readRelease(ctx, req.Plan, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -42,8 +42,8 @@ func (r *releaseResource) Create(ctx context.Context, req resource.CreateRequest
 
 func (r *releaseResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, state releaseModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(readRelease(ctx, req.Plan, &plan)...)
+	resp.Diagnostics.Append(readRelease(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -158,7 +158,7 @@ func completeManifests(manifests types.Map) (map[string]string, bool) {
 
 func (r *releaseResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state releaseModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(readRelease(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}

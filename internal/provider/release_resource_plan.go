@@ -221,14 +221,35 @@ func redactorFor(m *releaseModel) *manifest.Redactor {
 	return m.redactorCell().Load()
 }
 
-// redactorCell returns the cell holding m's redactor, made with m's sensitive values on
-// first use. The first use is in the goroutine handling the request, before any log is made.
+// redactorCell returns the cell holding m's redactor: the one readRelease made when it read m,
+// which the release's request updates as it renders (release.Inputs.OnRedactor) and its logs
+// and diagnostics read; for a model made otherwise (a test's), a cell of its own, not kept,
+// with m's sensitive values.
 func (m *releaseModel) redactorCell() *atomic.Pointer[manifest.Redactor] {
-	if m.redactor == nil {
-		m.redactor = &atomic.Pointer[manifest.Redactor]{}
-		m.redactor.Store(manifest.NewRedactor(m.sensitiveValues(), nil, nil))
+	if m.redactor != nil {
+		return m.redactor
 	}
-	return m.redactor
+	return newRedactorCell(m)
+}
+
+// newRedactorCell returns a cell holding the redactor of m's sensitive values.
+func newRedactorCell(m *releaseModel) *atomic.Pointer[manifest.Redactor] {
+	cell := &atomic.Pointer[manifest.Redactor]{}
+	cell.Store(manifest.NewRedactor(m.sensitiveValues(), nil, nil))
+	return cell
+}
+
+// modelSource is a plan or a state the framework hands a request.
+type modelSource interface {
+	Get(ctx context.Context, target any) diag.Diagnostics
+}
+
+// readRelease reads m from a plan or a state and makes its redactor cell, before anything of
+// the request logs or builds a diagnostic.
+func readRelease(ctx context.Context, from modelSource, m *releaseModel) diag.Diagnostics {
+	diags := from.Get(ctx, m)
+	m.redactor = newRedactorCell(m)
+	return diags
 }
 
 // unknownRenderInputs names the inputs of the rendering that are not known yet.
@@ -273,12 +294,12 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		return // destroy
 	}
 	var plan releaseModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(readRelease(ctx, req.Plan, &plan)...)
 	d := plan.diagnostics()
 	var state *releaseModel
 	if !req.State.Raw.IsNull() {
 		state = &releaseModel{}
-		resp.Diagnostics.Append(req.State.Get(ctx, state)...)
+		resp.Diagnostics.Append(readRelease(ctx, req.State, state)...)
 	}
 	if resp.Diagnostics.HasError() {
 		return

@@ -18,7 +18,7 @@ import (
 // chart sets.
 func (r *releaseResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state releaseModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(readRelease(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
