@@ -100,14 +100,13 @@ func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, 
 
 // settings are how m is applied.
 func (m *releaseModel) settings(ci gitlab.CIMetadata) release.Settings {
-	s := release.Settings{
+	return release.Settings{
 		Atomic: m.Atomic.ValueBool(), Wait: m.Wait.ValueBool(), Timeout: m.timeoutDuration(),
 		MaxHistory:  int(m.MaxHistory.ValueInt64()),
 		Description: revisionDescription(m.Description, ci), Labels: gitlab.LedgerLabels(ci),
 		RecoverPending: m.RecoverPending.ValueBool(), RunTests: m.RunTests.ValueBool(),
 		ForceReplace: m.ForceReplace.ValueBool(),
 	}
-	return s
 }
 
 // outcomeWarnings say what Helm's apply did besides the apply: a pending release recovered,

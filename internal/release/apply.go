@@ -2,6 +2,7 @@ package release
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -139,7 +140,10 @@ func (r *Request) Apply(ctx context.Context, recorded *Recorded, shown Shown, s 
 		return nil, err
 	}
 	out, err := w.Apply(ctx, spec, applying.Next)
-	if out == nil {
+	if out == nil || (err == nil && (out.Release == nil || out.Release.Info == nil)) {
+		if err == nil {
+			err = errors.New("the install or upgrade reported no release")
+		}
 		return nil, &ApplyError{Step: StepHelm, Err: err}
 	}
 	done := &Applied{Outcome: out}
