@@ -25,6 +25,9 @@ type DryRunAnswer struct {
 	Result *kube.DryRunResult
 	// Err is typed as kube.DryRunner.DryRunApply says.
 	Err error
+	// Unserved says the cluster does not serve the object's kind (Err is a
+	// *kube.UnknownKindError).
+	Unserved bool
 }
 
 // DryRun dry-runs objs by server-side apply as the field manager Helm applies with, a few at a
@@ -44,7 +47,7 @@ func (c *Client) DryRun(ctx context.Context, objs []manifest.Object) ([]DryRunAn
 			defer wg.Done()
 			defer func() { <-limit }()
 			result, err := runner.DryRunApply(ctx, o, FieldManager)
-			answers[i] = DryRunAnswer{Result: result, Err: err}
+			answers[i] = DryRunAnswer{Result: result, Err: err, Unserved: errors.As(err, new(*kube.UnknownKindError))}
 		}()
 	}
 	wg.Wait()

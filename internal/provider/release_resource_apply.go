@@ -75,6 +75,9 @@ func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, 
 	shown := shownOf(plan)
 	tflog.Info(ctx, "applying release "+id, map[string]any{"release": id})
 	done, err := env.request.Apply(ctx, recordedOf(state), shown, plan.settings(r.ci()), env.client)
+	if done != nil && len(done.Replaced) > 0 {
+		tflog.Info(ctx, "release "+id+": replaced (force_replace): "+strings.Join(done.Replaced, ", "), map[string]any{"release": id})
+	}
 	if done != nil {
 		diags.Append(outcomeWarnings(ctx, d, id, done.Outcome)...)
 	}

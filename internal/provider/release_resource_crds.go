@@ -134,7 +134,7 @@ func addNotServedWarning(m *releaseModel, keys []string, diags *diag.Diagnostics
 	if len(keys) == 0 {
 		return
 	}
-	slices.Sort(keys)
+	keys = slices.Sorted(slices.Values(keys))
 	diags.Append(m.diagnostics().Warning("Custom Resources Checked Offline", fmt.Sprintf(
 		"Release %s: the cluster does not serve the kinds of these objects yet, so they were checked against the schemas of "+
 			"their CustomResourceDefinitions (the chart's own, or crds_from) instead of a dry run on the cluster: %s. The apply "+

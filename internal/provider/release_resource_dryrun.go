@@ -31,16 +31,9 @@ func addDryRunDiagnostics(ctx context.Context, m *releaseModel, checked *release
 		// A new environment in the same plan: its namespace exists once the apply creates it.
 		tflog.Info(ctx, "namespace does not exist yet; its objects are not dry-run", map[string]any{"release": m.releaseID()})
 	}
-	notServed := slices.Clone(checked.NotServed)
 	var notChecked []string
 	sideEffects := map[string][]string{}
 	for _, o := range checked.Outcomes {
-		var unknownKind *kube.UnknownKindError
-		if errors.As(o.Err, &unknownKind) && checked.Defined[release.GroupKindOf(unknownKind.APIVersion, unknownKind.Kind)] {
-			// Discovery could not tell before the dry run; the dry run says it is not served yet.
-			notServed = append(notServed, o.Key)
-			continue
-		}
 		var unsupported *kube.DryRunUnsupportedError
 		if errors.As(o.Err, &unsupported) {
 			sideEffects[unsupported.Webhook] = append(sideEffects[unsupported.Webhook], o.Key)
@@ -54,7 +47,7 @@ func addDryRunDiagnostics(ctx context.Context, m *releaseModel, checked *release
 		addDryRunSkipped(m, fields, strings.Join(notChecked, "; "), diags)
 	}
 	addWebhooksNotCalled(m, sideEffects, diags)
-	addNotServedWarning(m, notServed, diags)
+	addNotServedWarning(m, checked.NotServed, diags)
 }
 
 // addWebhooksNotCalled says, once per release, which objects could not be dry-run because an

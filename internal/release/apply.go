@@ -136,7 +136,8 @@ func (r *Request) Apply(ctx context.Context, recorded *Recorded, shown Shown, s 
 	if err != nil {
 		return nil, &ApplyError{Step: StepPrepare, Err: err}
 	}
-	if err := r.prepareCluster(ctx, rendered, recorded == nil, s, w); err != nil {
+	replaced, err := r.prepareCluster(ctx, rendered, recorded == nil, s, w)
+	if err != nil {
 		return nil, err
 	}
 	out, err := w.Apply(ctx, spec, applying.Next)
@@ -146,7 +147,7 @@ func (r *Request) Apply(ctx context.Context, recorded *Recorded, shown Shown, s 
 		}
 		return nil, &ApplyError{Step: StepHelm, Err: err}
 	}
-	done := &Applied{Outcome: out}
+	done := &Applied{Outcome: out, Replaced: replaced}
 	if err != nil {
 		return done, &ApplyError{Step: StepHelm, Err: err}
 	}
@@ -202,41 +203,42 @@ func leaveToOthers(ignore []drift.Ignore) func(desired, previous, live []map[str
 
 // prepareCluster is what changes in the cluster before Helm runs: crds_from's definitions
 // established, the chart's crds/ definitions replaced (ReplaceDefinitions), the objects only
-// immutable fields keep from changing deleted (not when creating).
-func (r *Request) prepareCluster(ctx context.Context, rendered *Rendering, creating bool, s Settings, w Writer) error {
+// immutable fields keep from changing deleted (not when creating), whose keys it returns.
+func (r *Request) prepareCluster(ctx context.Context, rendered *Rendering, creating bool, s Settings, w Writer) ([]string, error) {
 	if len(r.Definitions) > 0 {
 		names := make([]string, 0, len(r.Definitions))
 		for _, def := range r.Definitions {
 			names = append(names, DefinitionName(def.Key))
 		}
 		if err := w.WaitEstablished(ctx, names, s.Timeout); err != nil {
-			return &ApplyError{Step: StepDefinitions, Err: err}
+			return nil, &ApplyError{Step: StepDefinitions, Err: err}
 		}
 	}
 	if crds := rendered.Rendered.CRDs; r.ReplaceDefinitions && len(crds) > 0 {
 		names := make([]string, 0, len(crds))
 		for _, crd := range crds {
 			if err := w.ApplyDefinition(ctx, crd); err != nil {
-				return &ApplyError{Step: StepReplaceDefinition, Err: err}
+				return nil, &ApplyError{Step: StepReplaceDefinition, Err: err}
 			}
 			names = append(names, DefinitionName(manifest.Key(crd, "")))
 		}
 		if err := w.WaitEstablished(ctx, names, s.Timeout); err != nil {
-			return &ApplyError{Step: StepDefinitionsReplaced, Err: err}
+			return nil, &ApplyError{Step: StepDefinitionsReplaced, Err: err}
 		}
 	}
 	if creating || !s.ForceReplace {
-		return nil
+		return nil, nil
 	}
 	changed := r.changed(rendered, nil)
 	keys, objs := make([]string, len(changed)), make([]manifest.Object, len(changed))
 	for i, o := range changed {
 		keys[i], objs[i] = o.key, o.object
 	}
-	if _, err := w.ReplaceImmutable(ctx, keys, objs, s.Timeout); err != nil {
-		return &ApplyError{Step: StepReplaceObject, Err: err}
+	replaced, err := w.ReplaceImmutable(ctx, keys, objs, s.Timeout)
+	if err != nil {
+		return nil, &ApplyError{Step: StepReplaceObject, Err: err}
 	}
-	return nil
+	return replaced, nil
 }
 
 // definitionKeyPrefix starts the manifest key of a CustomResourceDefinition.

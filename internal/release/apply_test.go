@@ -82,7 +82,10 @@ func (w *recordingWriter) ReplaceImmutable(_ context.Context, keys []string, obj
 			return nil, fmt.Errorf("%s is handed over without the release's namespace", keys[i])
 		}
 	}
-	return nil, w.call("replace " + strings.Join(keys, ","))
+	if err := w.call("replace " + strings.Join(keys, ",")); err != nil {
+		return nil, err
+	}
+	return keys, nil
 }
 
 func (w *recordingWriter) Apply(_ context.Context, spec helmrelease.Spec, next helmrelease.Next) (*helmrelease.Outcome, error) {
@@ -150,11 +153,13 @@ func TestRequest_applySequence(t *testing.T) {
 	} {
 		cluster, _ := countingCluster(t, stored)
 		w := &recordingWriter{failAt: tt.failAt}
-		_, err := Prepare(ctx, cluster, withCRDsInputs()).Apply(ctx, upgraded, Shown{Unknown: true}, settings, w)
+		done, err := Prepare(ctx, cluster, withCRDsInputs()).Apply(ctx, upgraded, Shown{Unknown: true}, settings, w)
 		var failed *ApplyError
 		switch {
 		case tt.step == "" && err != nil:
 			t.Errorf("upgrade: %v", err)
+		case tt.step == "" && !slices.Equal(done.Replaced, []string{"Widget.test.gitlabk8s.io/widgets"}):
+			t.Errorf("upgrade replaced %q, want the Widget the writer replaced", done.Replaced)
 		case tt.step != "" && (!errors.As(err, &failed) || failed.Step != tt.step || !errors.Is(err, errRefused)):
 			t.Errorf("failing %q = %v, want an ApplyError at %s", tt.failAt, err, tt.step)
 		}

@@ -70,10 +70,9 @@ type DryRunChecked struct {
 	// Outcomes are the answers, by object.
 	Outcomes []DryRunOutcome
 	// NotServed are the objects of kinds the chart or crds_from defines and the cluster does
-	// not serve yet: checked against their definitions, not dry-run.
+	// not serve yet: checked against their definitions, not dry-run, or dry-run and answered
+	// that the kind is not served (discovery could not tell before).
 	NotServed []string
-	// Defined are the kinds the chart's definitions and crds_from define.
-	Defined map[schema.GroupKind]bool
 }
 
 // DryRunOutcome is the dry run's answer for one changed object.
@@ -237,7 +236,7 @@ func (r *Request) dryRun(ctx context.Context, rendered *Rendering, previous map[
 	if len(changed) == 0 {
 		return nil
 	}
-	out := &DryRunChecked{Defined: defined}
+	out := &DryRunChecked{}
 	if c == nil {
 		out.Skipped = unreachable
 		if out.Skipped == nil {
@@ -264,6 +263,10 @@ func (r *Request) dryRun(ctx context.Context, rendered *Rendering, previous map[
 		return out
 	}
 	for i, o := range changed {
+		if answers[i].Unserved && defined[groupKindOf(o.object)] {
+			out.NotServed = append(out.NotServed, o.key)
+			continue
+		}
 		out.Outcomes = append(out.Outcomes, DryRunOutcome{Key: o.key, Source: o.source, DryRunAnswer: answers[i]})
 	}
 	return out
@@ -279,7 +282,7 @@ func notServedYet(c Checker, objs []changedObject, defined map[schema.GroupKind]
 	for _, o := range objs {
 		apiVersion, _ := o.object["apiVersion"].(string)
 		kind, _ := o.object["kind"].(string)
-		if defined[GroupKindOf(apiVersion, kind)] {
+		if defined[groupKindOf(o.object)] {
 			id := apiVersion + "/" + kind
 			known, asked := unserved[id]
 			if !asked {
@@ -297,8 +300,10 @@ func notServedYet(c Checker, objs []changedObject, defined map[schema.GroupKind]
 	return checkable, keys
 }
 
-// GroupKindOf returns the group and kind of an apiVersion and kind.
-func GroupKindOf(apiVersion, kind string) schema.GroupKind {
+// groupKindOf returns the group and kind of obj.
+func groupKindOf(obj manifest.Object) schema.GroupKind {
+	apiVersion, _ := obj["apiVersion"].(string)
+	kind, _ := obj["kind"].(string)
 	gv, _ := schema.ParseGroupVersion(apiVersion)
 	return schema.GroupKind{Group: gv.Group, Kind: kind}
 }

@@ -19,6 +19,8 @@ type answeringChecker struct {
 	served    bool
 	namespace map[string]string // nil: the namespace does not exist
 	dryRun    []string
+	// unserved answers every dry run that the kind is not served.
+	unserved bool
 }
 
 func (c *answeringChecker) ServerSchemas(context.Context, []schema.GroupVersion) (map[schema.GroupVersion]*validate.ServerSchema, []error) {
@@ -37,10 +39,14 @@ func (c *answeringChecker) NamespaceLabels(context.Context, string) (map[string]
 }
 
 func (c *answeringChecker) DryRun(_ context.Context, objs []manifest.Object) ([]helmrelease.DryRunAnswer, error) {
-	for _, o := range objs {
+	answers := make([]helmrelease.DryRunAnswer, len(objs))
+	for i, o := range objs {
 		c.dryRun = append(c.dryRun, manifest.Key(o, ""))
+		if c.unserved {
+			answers[i] = helmrelease.DryRunAnswer{Err: errors.New("not served"), Unserved: true}
+		}
 	}
-	return make([]helmrelease.DryRunAnswer, len(objs)), nil
+	return answers, nil
 }
 
 // checked renders in and checks the rendering over recorded with c.
@@ -112,8 +118,14 @@ func TestRequest_checkDefinitions(t *testing.T) {
 		t.Errorf("checked = %+v, dry-run %q; want the Widget checked offline", got.DryRun, c.dryRun)
 	}
 	c.served = true
-	checked(t, in, nil, CheckAll, c)
-	if !slices.Equal(c.dryRun, []string{"Widget.test.gitlabk8s.io/" + testNamespace + "/widgets"}) {
-		t.Errorf("a served kind: dry-run %q, want the Widget", c.dryRun)
+	got = checked(t, in, nil, CheckAll, c)
+	if !slices.Equal(c.dryRun, []string{"Widget.test.gitlabk8s.io/" + testNamespace + "/widgets"}) || len(got.DryRun.Outcomes) != 1 {
+		t.Errorf("a served kind: dry-run %q, outcomes %+v; want the Widget's", c.dryRun, got.DryRun.Outcomes)
+	}
+	// Discovery said served, the dry run says not: the Widget is checked offline all the same.
+	c.unserved = true
+	got = checked(t, in, nil, CheckAll, c)
+	if len(got.DryRun.Outcomes) != 0 || !slices.Equal(got.DryRun.NotServed, []string{"Widget.test.gitlabk8s.io/widgets"}) {
+		t.Errorf("a kind the dry run finds not served: outcomes %+v, not served %q; want it checked offline", got.DryRun.Outcomes, got.DryRun.NotServed)
 	}
 }
