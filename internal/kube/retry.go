@@ -78,14 +78,20 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 				resp = nil
 			}
 		}
+		fault, reason := transient.Classify(resp, err)
+		action := transient.Decide(req.Method, contentType, fault)
 		if unknownOutcome && err == nil {
-			if settled := t.settledByEarlierAttempt(req, resp); settled != nil {
+			settled, untold := t.settledByEarlierAttempt(req, resp)
+			if settled != nil {
 				drain(resp)
 				return settled, nil
 			}
+			if untold != "" {
+				// The conflict may be this request's own earlier create: it is the answer only
+				// once a look-up says the object is not there.
+				action, reason = transient.Repeat, untold
+			}
 		}
-		fault, reason := transient.Classify(resp, err)
-		action := transient.Decide(req.Method, contentType, fault)
 		if action == transient.GiveUp {
 			return resp, err
 		}
@@ -94,7 +100,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			// A create is repeated only if it names its object: a repeat that finds it
 			// created meanwhile answers 409 and is looked up again.
 			name := createdName(req)
-			found := t.lookUp(req, name)
+			found, _ := t.lookUp(req, name)
 			if found == nil && name == "" {
 				return resp, err
 			}
@@ -122,20 +128,25 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // settledByEarlierAttempt answers for a request repeated after an attempt that may have landed:
 // a create that now conflicts is looked up and answered as created when it exists, and a delete
-// that now finds nothing is answered as done. It returns nil for any other answer.
-func (t *retryTransport) settledByEarlierAttempt(req *http.Request, resp *http.Response) *http.Response {
+// that now finds nothing is answered as done. It returns nil for any other answer, with why in
+// words when the look-up itself met a fault and so could not tell.
+func (t *retryTransport) settledByEarlierAttempt(req *http.Request, resp *http.Response) (*http.Response, string) {
 	switch {
 	case req.Method == http.MethodPost && resp.StatusCode == http.StatusConflict:
-		return t.lookUp(req, createdName(req))
+		found, untold := t.lookUp(req, createdName(req))
+		if untold != "" {
+			untold = "the look-up after a conflict failed: " + untold
+		}
+		return found, untold
 	case req.Method == http.MethodDelete && resp.StatusCode == http.StatusNotFound:
 		body := `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success"}`
 		return &http.Response{
 			StatusCode: http.StatusOK, Status: "200 OK", Proto: resp.Proto, ProtoMajor: resp.ProtoMajor, ProtoMinor: resp.ProtoMinor,
 			Header: http.Header{"Content-Type": []string{"application/json"}},
 			Body:   io.NopCloser(strings.NewReader(body)), ContentLength: int64(len(body)), Request: req,
-		}
+		}, ""
 	}
-	return nil
+	return nil, ""
 }
 
 func (t *retryTransport) outOfTime(ctx context.Context, start time.Time, wait time.Duration) bool {
@@ -215,10 +226,11 @@ func protobufName(data []byte) string {
 
 // lookUp reads the object named name that req creates, with the create's credentials; it
 // returns the object as the create's answer (201) when it exists, and nil when it does not, the
-// create names none (generateName) or it cannot be told.
-func (t *retryTransport) lookUp(req *http.Request, name string) *http.Response {
+// create names none (generateName) or it cannot be told. When the read itself met a transient
+// fault (a reset, a 503), it also says which, in words: absence was not shown.
+func (t *retryTransport) lookUp(req *http.Request, name string) (*http.Response, string) {
 	if name == "" {
-		return nil
+		return nil, ""
 	}
 	get := req.Clone(req.Context())
 	get.Method = http.MethodGet
@@ -229,16 +241,25 @@ func (t *retryTransport) lookUp(req *http.Request, name string) *http.Response {
 	get.URL.RawPath = ""
 	get.URL.RawQuery = ""
 	resp, err := t.next.RoundTrip(get)
+	if err == nil {
+		if err = buffer(resp); err != nil {
+			resp = nil
+		}
+	}
+	if fault, reason := transient.Classify(resp, err); fault != transient.None {
+		drain(resp)
+		return nil, reason
+	}
 	if err != nil {
-		return nil
+		return nil, ""
 	}
 	if resp.StatusCode != http.StatusOK {
 		drain(resp)
-		return nil
+		return nil, ""
 	}
 	resp.StatusCode, resp.Status = http.StatusCreated, "201 Created"
 	resp.Request = req
-	return resp
+	return resp, ""
 }
 
 type noRetries struct{}

@@ -158,6 +158,38 @@ func TestRetryTransport_aCreateThatLandedLateIsFoundAfterItsConflict(t *testing.
 	}
 }
 
+// The look-up after a conflict can meet a reset too: the conflict then proves nothing about
+// who created the object, and the create is repeated until a look-up answers.
+func TestRetryTransport_aConflictWhoseLookUpBreaksIsNotTheAnswer(t *testing.T) {
+	script := &scriptedTransport{answers: []func(*http.Request) (*http.Response, error){
+		resetConn, resetConn, answer(409, "{}"), resetConn, answer(409, "{}"), answer(200, configMapBody)}}
+	req := newRequest(t, context.Background(), "POST", configMapsPath, "application/json", configMapBody)
+	resp, _, err := roundTrip(t, script, req)
+	if err != nil || resp.StatusCode != http.StatusCreated {
+		t.Fatalf("got %v, %v; want the object found, as 201", resp, err)
+	}
+	want := []string{"POST " + configMapsPath, "GET " + configMapsPath + "/settings", "POST " + configMapsPath,
+		"GET " + configMapsPath + "/settings", "POST " + configMapsPath, "GET " + configMapsPath + "/settings"}
+	if fmt.Sprint(script.seen) != fmt.Sprint(want) {
+		t.Fatalf("sent %v; want %v", script.seen, want)
+	}
+}
+
+// A conflict whose look-up answers 404 is another writer's conflict, not a create that
+// landed: it is the answer.
+func TestRetryTransport_aConflictOverAnObjectThatIsGoneIsTheAnswer(t *testing.T) {
+	script := &scriptedTransport{answers: []func(*http.Request) (*http.Response, error){
+		resetConn, resetConn, answer(409, "{}"), answer(404, "{}")}}
+	req := newRequest(t, context.Background(), "POST", configMapsPath, "application/json", configMapBody)
+	resp, _, err := roundTrip(t, script, req)
+	if err != nil || resp.StatusCode != http.StatusConflict {
+		t.Fatalf("got %v, %v; want the conflict", resp, err)
+	}
+	if len(script.seen) != 4 {
+		t.Fatalf("sent %v; want POST, GET, POST, GET", script.seen)
+	}
+}
+
 func TestRetryTransport_aCreateWithAGeneratedNameIsNotRepeated(t *testing.T) {
 	script := &scriptedTransport{answers: []func(*http.Request) (*http.Response, error){resetConn, answer(201, "{}")}}
 	req := newRequest(t, context.Background(), "POST", configMapsPath, "application/json", `{"metadata":{"generateName":"job-"}}`)
