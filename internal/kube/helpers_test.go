@@ -8,6 +8,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/testcluster"
 )
@@ -35,4 +36,19 @@ func status(code int32, reason metav1.StatusReason, message string, causes ...me
 		s.Details = &metav1.StatusDetails{Causes: causes}
 	}
 	return &apierrors.StatusError{ErrStatus: s}
+}
+
+// adminClients are the clients of the local cluster's admin, as the OpenAPI documents are read.
+func adminClients(t *testing.T) (context.Context, *Clients) {
+	t.Helper()
+	ctx, cluster := localCluster(t)
+	cfg, err := cluster.RESTConfig(testcluster.AdminContext)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ctx, &Clients{Config: cfg, Kubernetes: kc}
 }

@@ -1,29 +1,22 @@
 package kube
 
 import (
+	"maps"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/kubernetes"
 
-	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/testcluster"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/validate"
 )
 
 // The API server's OpenAPI v3 documents are listed for the group versions asked only, under a
 // key that carries their hash, and parse into the schemas the plan checks against.
 func TestOpenAPIDocuments_listsTheGroupVersionsAskedFor(t *testing.T) {
-	ctx, cluster := localCluster(t)
-	cfg, err := cluster.RESTConfig(testcluster.AdminContext)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kc, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &Clients{Config: cfg, Kubernetes: kc}
+	ctx, c := adminClients(t)
+	cfg := c.Config
 	apps := schema.GroupVersion{Group: "apps", Version: "v1"}
 	core := schema.GroupVersion{Version: "v1"}
 	docs, err := c.OpenAPIDocuments(ctx, []schema.GroupVersion{apps, {Group: "nothing.gitlabk8s.test", Version: "v1"}, core})
@@ -48,5 +41,68 @@ func TestOpenAPIDocuments_listsTheGroupVersionsAskedFor(t *testing.T) {
 	}
 	if !s.Defines(apps.WithKind("Deployment")) || s.Defines(core.WithKind("Pod")) {
 		t.Error("the apps/v1 document does not define Deployment alone")
+	}
+}
+
+// The API server's documents, each kind parsed with only the definitions it reaches, refuse
+// what the shipped schema of the same Kubernetes version refuses, field for field: for the
+// kinds charts hold, an undeclared field at the top and in the spec (or a spec where the kind
+// has none), and a label of the wrong type.
+func TestServerSchemas_agreeWithTheShippedSchemaOfTheirVersion(t *testing.T) {
+	ctx, c := adminClients(t)
+	info, err := c.Kubernetes.Discovery().ServerVersion()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := validate.ParseVersion(info.GitVersion); err != nil || v != validate.LibraryVersion() {
+		t.Skipf("the cluster runs Kubernetes %s, the shipped schema is of %s: their schemas may differ", info.GitVersion, validate.LibraryVersion())
+	}
+	kinds := map[string][]string{
+		"v1":                           {"ConfigMap", "Secret", "Service", "ServiceAccount", "Pod", "PersistentVolumeClaim", "LimitRange", "ResourceQuota"},
+		"apps/v1":                      {"Deployment", "StatefulSet", "DaemonSet"},
+		"batch/v1":                     {"Job", "CronJob"},
+		"policy/v1":                    {"PodDisruptionBudget"},
+		"networking.k8s.io/v1":         {"Ingress", "NetworkPolicy"},
+		"rbac.authorization.k8s.io/v1": {"Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"},
+		"autoscaling/v2":               {"HorizontalPodAutoscaler"},
+	}
+	var objs []validate.Object
+	var gvs []schema.GroupVersion
+	for _, apiVersion := range slices.Sorted(maps.Keys(kinds)) {
+		gv, _ := schema.ParseGroupVersion(apiVersion)
+		gvs = append(gvs, gv)
+		for _, kind := range kinds[apiVersion] {
+			// One fault per object: structured-merge-diff may stop at the first of several.
+			for fault, fields := range map[string]map[string]any{
+				"top":   {"bogus": true},
+				"spec":  {"spec": map[string]any{"bogus": true}},
+				"label": {"metadata": map[string]any{"name": "x", "labels": map[string]any{"app": int64(1)}}},
+			} {
+				obj := map[string]any{"apiVersion": apiVersion, "kind": kind, "metadata": map[string]any{"name": "x"}}
+				maps.Copy(obj, fields)
+				objs = append(objs, validate.Object{Key: kind + " " + fault, Object: obj})
+			}
+		}
+	}
+	server, errs := ServerSchemas(ctx, c, gvs)
+	if len(errs) > 0 || len(server) != len(gvs) {
+		t.Fatalf("schemas of %d group versions, errors %v; want %d", len(server), errs, len(gvs))
+	}
+	opts, errs := validate.Options{Server: server}.Prepared(objs)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	fromServer, shipped := validate.Check(objs, opts), validate.Check(objs, validate.Options{})
+	if len(fromServer) != len(objs) || len(shipped) != len(objs) {
+		t.Fatalf("%d findings from the server's schemas and %d from the shipped one; want one per object (%d)", len(fromServer), len(shipped), len(objs))
+	}
+	for i := range objs {
+		s, b := fromServer[i], shipped[i]
+		if s.Schema != validate.ClusterSchema || b.Schema != validate.ShippedSchema {
+			t.Fatalf("%s: checked against %s and %s", objs[i].Key, s.Schema, b.Schema)
+		}
+		if len(s.Fields) != 1 || !reflect.DeepEqual(s.Fields, b.Fields) {
+			t.Errorf("%s: the server's schema refuses %v, the shipped one %v", objs[i].Key, s.Fields, b.Fields)
+		}
 	}
 }

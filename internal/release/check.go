@@ -111,6 +111,8 @@ func (r *Request) Check(ctx context.Context, rendered *Rendering, recorded *Reco
 		opts.Server, out.SchemaErrors = c.ServerSchemas(ctx, groupVersionsOf(objs))
 		out.ClusterSchemas = len(opts.Server) > 0
 	}
+	opts, errs := opts.Prepared(objs)
+	out.SchemaErrors = append(out.SchemaErrors, errs...)
 	out.Findings = validate.Check(objs, opts)
 	if level != CheckAll {
 		return out

@@ -2,6 +2,7 @@ package validate
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -82,4 +83,77 @@ func summarize(findings []Finding) []Finding {
 		out = append(out, Finding{Problem: f.Problem, Key: f.Key, Schema: f.Schema, Fields: f.Fields})
 	}
 	return out
+}
+
+// shapes are Boxes with one fault each (structured-merge-diff may stop at the first of
+// several): an undeclared field behind allOf, behind array items and a definition referring to
+// itself, and behind additionalProperties.
+const shapes = `
+apiVersion: shapes.gitlabk8s.test/v1
+kind: Box
+metadata: {name: spec}
+spec: {size: 3, bogus: true}
+---
+apiVersion: shapes.gitlabk8s.test/v1
+kind: Box
+metadata: {name: items}
+spec:
+  items:
+  - name: outer
+    children: [{name: inner, children: [{name: deepest, colour: red}]}]
+---
+apiVersion: shapes.gitlabk8s.test/v1
+kind: Box
+metadata: {name: labels}
+spec:
+  labels:
+    a: {text: one, weight: 2}
+`
+
+// A kind's definitions are reached through every form of reference a document uses (allOf,
+// array items, additionalProperties, a definition referring to itself), and only those are
+// parsed: a definition no checked kind reaches may be anything.
+func TestCheck_serverSchemaParsesWhatTheKindsReach(t *testing.T) {
+	server, err := ParseServerSchema([]byte(fixture(t, "openapi-refs.json")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gv := schema.GroupVersion{Group: "shapes.gitlabk8s.test", Version: "v1"}
+	opts, errs := Options{Server: map[schema.GroupVersion]*ServerSchema{gv: server}}.Prepared(objectsOf(t, shapes))
+	if len(errs) > 0 {
+		t.Fatalf("prepared with errors: %v", errs)
+	}
+	want := []Finding{
+		{Problem: InvalidField, Key: "Box.shapes.gitlabk8s.test/spec", Schema: ClusterSchema, Fields: []FieldError{{Path: ".spec.bogus", Message: undeclaredField}}},
+		{Problem: InvalidField, Key: "Box.shapes.gitlabk8s.test/items", Schema: ClusterSchema, Fields: []FieldError{{Path: ".spec.items[0].children[0].children[0].colour", Message: undeclaredField}}},
+		{Problem: InvalidField, Key: "Box.shapes.gitlabk8s.test/labels", Schema: ClusterSchema, Fields: []FieldError{{Path: ".spec.labels.a.weight", Message: undeclaredField}}},
+	}
+	if got := summarize(Check(objectsOf(t, shapes), opts)); !reflect.DeepEqual(got, want) {
+		t.Errorf("findings:\n got %+v\nwant %+v", got, want)
+	}
+	// Unprepared options are prepared by Check, to the same findings.
+	if got := summarize(Check(objectsOf(t, shapes), Options{Server: opts.Server})); !reflect.DeepEqual(got, want) {
+		t.Errorf("findings, unprepared:\n got %+v\nwant %+v", got, want)
+	}
+}
+
+// A kind whose definition refers to one the document lacks cannot be checked against it: the
+// preparation says so, and the kind is left to the shipped schema (which knows no custom kind).
+func TestCheck_serverSchemaThatCannotBeBuiltIsSaid(t *testing.T) {
+	server, err := ParseServerSchema([]byte(fixture(t, "openapi-refs.json")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gv := schema.GroupVersion{Group: "shapes.gitlabk8s.test", Version: "v1"}
+	crate := objectsOf(t, "apiVersion: shapes.gitlabk8s.test/v1\nkind: Crate\nmetadata: {name: crate}\nspec: {any: thing}\n")
+	opts, errs := Options{Server: map[schema.GroupVersion]*ServerSchema{gv: server}}.Prepared(crate)
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "test.shapes.v1.CrateSpec") || !strings.Contains(errs[0].Error(), gv.String()) {
+		t.Fatalf("errors = %v; want one naming the group version and the missing definition", errs)
+	}
+	if got := Check(crate, opts); len(got) != 0 {
+		t.Errorf("findings = %+v; want none", got)
+	}
+	if _, err := ParseServerSchema([]byte(`{"components": {"schemas": {"a": {"x-kubernetes-group-version-kind": "not a list"}}}}`)); err == nil {
+		t.Error("a definition whose kinds cannot be read was accepted")
+	}
 }

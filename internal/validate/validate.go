@@ -2,8 +2,11 @@ package validate
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -130,6 +133,38 @@ type Options struct {
 	// against them rather than the server's schema, which may be older or missing; a definition
 	// among the objects checked still comes first. They are not checked themselves.
 	Definitions []Object
+
+	// fields holds, once Prepared, the server's field check of each group version, for the
+	// kinds of the objects it was prepared for.
+	fields map[schema.GroupVersion]func(obj map[string]any) []FieldError
+}
+
+// Prepared returns opts made ready to check objs: of each server schema, the definitions the
+// objects' kinds reach are parsed (ServerSchema). A group version whose schema cannot be built
+// is left out, so its objects are checked against the shipped schema, and errs say why. Check
+// prepares opts itself when they are not.
+func (opts Options) Prepared(objs []Object) (Options, []error) {
+	kinds := map[schema.GroupVersion][]schema.GroupVersionKind{}
+	for _, o := range objs {
+		apiVersion, _ := o.Object["apiVersion"].(string)
+		kind, _ := o.Object["kind"].(string)
+		gv, err := schema.ParseGroupVersion(apiVersion)
+		if err != nil || !opts.Server[gv].Defines(gv.WithKind(kind)) {
+			continue
+		}
+		kinds[gv] = append(kinds[gv], gv.WithKind(kind))
+	}
+	opts.fields = make(map[schema.GroupVersion]func(map[string]any) []FieldError, len(kinds))
+	var errs []error
+	for _, gv := range slices.SortedFunc(maps.Keys(kinds), func(a, b schema.GroupVersion) int { return strings.Compare(a.String(), b.String()) }) {
+		check, err := opts.Server[gv].checker(kinds[gv])
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", gv, err))
+			continue
+		}
+		opts.fields[gv] = check
+	}
+	return opts, errs
 }
 
 // Check checks objs and returns what it found, in the order of objs. An object whose API
@@ -139,6 +174,9 @@ type Options struct {
 // Between the two, a custom resource of a kind opts.Definitions defines is checked against
 // that definition.
 func Check(objs []Object, opts Options) []Finding {
+	if opts.fields == nil {
+		opts, _ = opts.Prepared(objs)
+	}
 	own, given := crdSchemas(objs), crdSchemas(opts.Definitions)
 	var findings []Finding
 	for _, o := range objs {
@@ -188,8 +226,8 @@ func checkFields(base Finding, obj map[string]any, opts Options) (Finding, bool)
 	f := base
 	f.Problem = InvalidField
 	gv, err := schema.ParseGroupVersion(base.APIVersion)
-	if server := opts.Server[gv]; err == nil && server.Defines(gv.WithKind(base.Kind)) {
-		f.Fields, f.Schema = server.check(obj), ClusterSchema
+	if check := opts.fields[gv]; err == nil && check != nil && opts.Server[gv].Defines(gv.WithKind(base.Kind)) {
+		f.Fields, f.Schema = check(obj), ClusterSchema
 		return f, len(f.Fields) > 0
 	}
 	f.Fields, f.Schema = checkBuiltin(obj), ShippedSchema
