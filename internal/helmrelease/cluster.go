@@ -3,7 +3,6 @@ package helmrelease
 import (
 	"context"
 	"errors"
-	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -38,19 +37,10 @@ func (c *Client) DryRun(ctx context.Context, objs []manifest.Object) ([]DryRunAn
 		return nil, err
 	}
 	answers := make([]DryRunAnswer, len(objs))
-	limit := make(chan struct{}, dryRunConcurrency)
-	var wg sync.WaitGroup
-	for i, o := range objs {
-		wg.Add(1)
-		limit <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-limit }()
-			result, err := runner.DryRunApply(ctx, o, FieldManager)
-			answers[i] = DryRunAnswer{Result: result, Err: err, Unserved: errors.As(err, new(*kube.UnknownKindError))}
-		}()
-	}
-	wg.Wait()
+	kube.Concurrently(len(objs), dryRunConcurrency, func(i int) {
+		result, err := runner.DryRunApply(ctx, objs[i], FieldManager)
+		answers[i] = DryRunAnswer{Result: result, Err: err, Unserved: errors.As(err, new(*kube.UnknownKindError))}
+	})
 	return answers, nil
 }
 

@@ -73,3 +73,47 @@ func TestDeleteNamespace_aNamespaceRecreatedSinceTheReadSurvives(t *testing.T) {
 		t.Fatalf("WaitForNamespaceDeletion of the namespace read first: %v", err)
 	}
 }
+
+// GetAll answers each object in the order asked, an object that does not exist with an error
+// IsNotFound tells, and a kind the cluster does not serve with its own error.
+func TestGetAll_answersInOrder(t *testing.T) {
+	ctx, cluster := localCluster(t)
+	c, err := NewConnection(Options{ConfigPath: cluster.Kubeconfig, Context: testcluster.AdminContext, InCluster: noInCluster}).Clients(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := func(apiVersion, kind, namespace, name string) map[string]any {
+		return map[string]any{"apiVersion": apiVersion, "kind": kind, "metadata": map[string]any{"name": name, "namespace": namespace}}
+	}
+	var objs []map[string]any
+	for i := range 20 {
+		switch i % 4 {
+		case 0:
+			objs = append(objs, ref("v1", "Namespace", "", "default"))
+		case 1:
+			objs = append(objs, ref("v1", "ConfigMap", "default", "kube-root-ca.crt"))
+		case 2:
+			objs = append(objs, ref("v1", "ConfigMap", "default", fmt.Sprintf("missing-%d", i)))
+		case 3:
+			objs = append(objs, ref("nothing.gitlabk8s.test/v1", "Nothing", "default", "x"))
+		}
+	}
+	live, errs := c.GetAll(ctx, objs)
+	for i, obj := range objs {
+		name := obj["metadata"].(map[string]any)["name"]
+		switch i % 4 {
+		case 0, 1:
+			if errs[i] != nil || live[i] == nil || live[i].GetName() != name || live[i].GetKind() != obj["kind"] {
+				t.Errorf("%d: got %v, %v; want %s %s", i, live[i], errs[i], obj["kind"], name)
+			}
+		case 2:
+			if !IsNotFound(errs[i]) || live[i] != nil {
+				t.Errorf("%d: got %v, %v; want not found", i, live[i], errs[i])
+			}
+		case 3:
+			if errs[i] == nil || IsNotFound(errs[i]) {
+				t.Errorf("%d: got %v, %v; want an error of a kind not served", i, live[i], errs[i])
+			}
+		}
+	}
+}

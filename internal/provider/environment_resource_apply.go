@@ -26,6 +26,7 @@ import (
 type environmentCluster interface {
 	Apply(ctx context.Context, obj map[string]any) (*unstructured.Unstructured, error)
 	Get(ctx context.Context, obj map[string]any) (*unstructured.Unstructured, error)
+	GetAll(ctx context.Context, objs []map[string]any) ([]*unstructured.Unstructured, []error)
 	Delete(ctx context.Context, obj map[string]any, uid k8stypes.UID) error
 	GetNamespace(ctx context.Context, name string) (*corev1.Namespace, error)
 	DeleteNamespace(ctx context.Context, name string, uid k8stypes.UID) error

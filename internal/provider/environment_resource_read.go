@@ -71,9 +71,14 @@ func (r *environmentResource) Read(ctx context.Context, req resource.ReadRequest
 	if !ok {
 		return
 	}
+	identities := make([]map[string]any, len(candidates))
+	for i, c := range candidates {
+		identities[i] = c.identity
+	}
+	lives, errs := cluster.GetAll(ctx, identities)
 	owned := make([]manifest.Object, 0, len(candidates))
-	for _, c := range candidates {
-		live, err := cluster.Get(ctx, c.identity)
+	for i, c := range candidates {
+		live, err := lives[i], errs[i]
 		if kube.IsNotFound(err) {
 			tflog.Info(ctx, "an object of the environment was deleted outside Terraform; the next plan adds it back", map[string]any{"object": keyOf(c.identity, namespace)})
 			continue
@@ -131,12 +136,11 @@ func (r *environmentResource) objectsToRead(ctx context.Context, cluster environ
 		return candidates, true
 	}
 	envName := state.Name.ValueString()
-	for i, obj := range environment.ImportCandidates(ns.Name) {
-		if i == 0 {
-			candidates = append(candidates, readCandidate{identity: obj})
-			continue
-		}
-		live, err := cluster.Get(ctx, obj)
+	importable := environment.ImportCandidates(ns.Name)
+	candidates = append(candidates, readCandidate{identity: importable[0]}) // the namespace
+	lives, errs := cluster.GetAll(ctx, importable[1:])
+	for i, obj := range importable[1:] {
+		live, err := lives[i], errs[i]
 		if kube.IsNotFound(err) {
 			continue
 		}
