@@ -3,7 +3,10 @@ package helmrelease
 import (
 	"context"
 	"fmt"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -12,10 +15,13 @@ import (
 // listingReader serves objects by resource and name and counts the requests it gets.
 type listingReader struct {
 	objects     map[string]*unstructured.Unstructured // resource/name
+	mu          sync.Mutex
 	gets, lists int
 }
 
 func (r *listingReader) Get(_ context.Context, ref objectRef) (*unstructured.Unstructured, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.gets++
 	return r.objects[ref.Resource.Resource+"/"+ref.Name], nil
 }
@@ -25,6 +31,8 @@ func (r *listingReader) ListPods(context.Context, string) ([]*unstructured.Unstr
 }
 
 func (r *listingReader) List(_ context.Context, resource schema.GroupVersionResource, _ string) (map[string]*unstructured.Unstructured, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.lists++
 	out := map[string]*unstructured.Unstructured{}
 	for key, obj := range r.objects {
@@ -54,7 +62,7 @@ func TestGetAll_listsKindsWithManyObjectsAndGetsTheRest(t *testing.T) {
 	reader.objects["deployments/web"] = web
 	refs = append(refs, objectRef{Resource: deployments, Kind: "Deployment", Namespace: "review", Name: "web"})
 
-	got, err := getAll(context.Background(), reader, refs)
+	got, err := getAll(context.Background(), reader, refs, readsAtOnce)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,5 +79,71 @@ func TestGetAll_listsKindsWithManyObjectsAndGetsTheRest(t *testing.T) {
 		if got[i] == nil || got[i].GetName() != ref.Name {
 			t.Errorf("entry %d = %v, want %s", i, got[i], ref.Name)
 		}
+	}
+}
+
+// barrierReader answers a Get only once `wait` Gets are in flight together, and fails the
+// objects named in fail.
+type barrierReader struct {
+	wait              int
+	fail              map[string]bool
+	mu                sync.Mutex
+	inFlight, maxSeen int
+	released          bool
+	all               chan struct{}
+}
+
+func (r *barrierReader) Get(ctx context.Context, ref objectRef) (*unstructured.Unstructured, error) {
+	r.mu.Lock()
+	r.inFlight++
+	r.maxSeen = max(r.maxSeen, r.inFlight)
+	if r.inFlight == r.wait && !r.released {
+		r.released = true
+		close(r.all)
+	}
+	r.mu.Unlock()
+	defer func() { r.mu.Lock(); r.inFlight--; r.mu.Unlock() }()
+	select {
+	case <-r.all:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if r.fail[ref.Name] {
+		return nil, fmt.Errorf("%s refused", ref.Name)
+	}
+	obj := &unstructured.Unstructured{}
+	obj.SetName(ref.Name)
+	return obj, nil
+}
+
+func (r *barrierReader) ListPods(context.Context, string) ([]*unstructured.Unstructured, error) {
+	return nil, nil
+}
+
+// A release's objects are read readsAtOnce at a time, never more, each answer in its place,
+// and of several failures the first in the objects' order is the one returned.
+func TestGetAll_readsSeveralAtOnce(t *testing.T) {
+	var refs []objectRef
+	for i := range 3 * readsAtOnce {
+		refs = append(refs, objectRef{Resource: schema.GroupVersionResource{Version: "v1", Resource: fmt.Sprintf("kind%d", i)}, Namespace: "review", Name: fmt.Sprintf("o%02d", i)})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	reader := &barrierReader{wait: readsAtOnce, all: make(chan struct{})}
+	got, err := getAll(ctx, reader, refs, readsAtOnce)
+	if err != nil {
+		t.Fatalf("%v (%d reads were in flight at most; want %d)", err, reader.maxSeen, readsAtOnce)
+	}
+	if reader.maxSeen != readsAtOnce {
+		t.Errorf("%d reads in flight at most; want %d", reader.maxSeen, readsAtOnce)
+	}
+	for i, ref := range refs {
+		if got[i] == nil || got[i].GetName() != ref.Name {
+			t.Errorf("entry %d = %v, want %s", i, got[i], ref.Name)
+		}
+	}
+	reader = &barrierReader{wait: readsAtOnce, all: make(chan struct{}), fail: map[string]bool{"o05": true, "o17": true}}
+	if _, err := getAll(ctx, reader, refs, readsAtOnce); err == nil || !strings.Contains(err.Error(), "o05 refused") {
+		t.Errorf("err = %v; want o05's", err)
 	}
 }

@@ -81,7 +81,7 @@ func (c *contextKubeClient) yieldFields(targets helmkube.ResourceList, previous 
 			prior = append(prior, previous[i])
 		}
 	}
-	live, err := getAll(c.ctx, c.waiter.reader, refsOf(infos))
+	live, err := getAll(c.ctx, c.waiter.reader, refsOf(infos), readsAtOnce)
 	if err != nil {
 		return fmt.Errorf("read the live objects to apply over: %w", err)
 	}

@@ -58,7 +58,7 @@ func (c *Client) LiveObjects(ctx context.Context, namespace string, objs []manif
 		refs = append(refs, ref)
 		index = append(index, i)
 	}
-	live, err := getAll(ctx, c.reader, refs)
+	live, err := getAll(ctx, c.reader, refs, readsAtOnce)
 	if err != nil {
 		return nil, err
 	}

@@ -78,7 +78,7 @@ func (w *waiter) failedHookLogs(ctx context.Context, refs []objectRef, failures 
 			}
 		}
 	}
-	objects, err := getAll(ctx, w.reader, failedRefs)
+	objects, err := getAll(ctx, w.reader, failedRefs, pollReadsAtOnce)
 	if err != nil {
 		w.log("read the failed hooks for their logs: %v", err)
 		return nil

@@ -98,7 +98,7 @@ func (c *Client) removeWhatUninstallLeft(client helmkube.Interface, rel *release
 	}
 	refs := refsOf(objects)
 	w := kc.waiter
-	live, err := getAll(kc.ctx, w.deletionReader(), refs)
+	live, err := getAll(kc.ctx, w.deletionReader(), refs, pollReadsAtOnce)
 	if err != nil {
 		return keysOf(refs, rel.Namespace), fmt.Errorf("read what is left of the release's objects: %w", err)
 	}

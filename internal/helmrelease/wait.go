@@ -239,7 +239,7 @@ func (w *waiter) evaluate(ctx context.Context, refs []objectRef, since time.Time
 	objects := make([]*unstructured.Unstructured, 0, len(refs))
 	var missing []readiness.Progress
 	var podNamespaces, eventNamespaces []string
-	live, err := getAll(ctx, w.reader, refs)
+	live, err := getAll(ctx, w.reader, refs, pollReadsAtOnce)
 	if err != nil {
 		return readiness.Result{}, err
 	}
@@ -366,7 +366,7 @@ func (w *waiter) waitDeleted(ctx context.Context, refs []objectRef, timeout time
 // remaining returns the objects of refs that still exist, saying what holds them.
 func (w *waiter) remaining(ctx context.Context, refs []objectRef) ([]readiness.Progress, error) {
 	var left []readiness.Progress
-	live, err := getAll(ctx, w.deletionReader(), refs)
+	live, err := getAll(ctx, w.deletionReader(), refs, pollReadsAtOnce)
 	if err != nil {
 		return nil, err
 	}
