@@ -153,6 +153,27 @@ func TestCheck_serverSchemaThatCannotBeBuiltIsSaid(t *testing.T) {
 	if got := Check(crate, opts); len(got) != 0 {
 		t.Errorf("findings = %+v; want none", got)
 	}
+}
+
+// Options prepared for some kinds of a group version leave the kinds they were not prepared
+// for to the shipped schema, which still checks them.
+func TestCheck_aKindNotPreparedForIsCheckedAgainstTheShippedSchema(t *testing.T) {
+	server, err := ParseServerSchema([]byte(fixture(t, "openapi-apps-v1.json")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	apps := schema.GroupVersion{Group: "apps", Version: "v1"}
+	deployment := objectsOf(t, "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {replicas: 1}\n")
+	opts, errs := Options{Server: map[schema.GroupVersion]*ServerSchema{apps: server}}.Prepared(deployment)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	server.kinds[apps.WithKind("StatefulSet")] = "io.k8s.api.apps.v1.Deployment" // as a document defining both would
+	statefulSet := objectsOf(t, "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db}\nspec: {bogus: true}\n")
+	want := []Finding{{Problem: InvalidField, Key: "StatefulSet.apps/db", Schema: ShippedSchema, Fields: []FieldError{{Path: ".spec.bogus", Message: undeclaredField}}}}
+	if got := summarize(Check(statefulSet, opts)); !reflect.DeepEqual(got, want) {
+		t.Errorf("findings:\n got %+v\nwant %+v", got, want)
+	}
 	if _, err := ParseServerSchema([]byte(`{"components": {"schemas": {"a": {"x-kubernetes-group-version-kind": "not a list"}}}}`)); err == nil {
 		t.Error("a definition whose kinds cannot be read was accepted")
 	}

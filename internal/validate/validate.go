@@ -134,9 +134,9 @@ type Options struct {
 	// among the objects checked still comes first. They are not checked themselves.
 	Definitions []Object
 
-	// fields holds, once Prepared, the server's field check of each group version, for the
-	// kinds of the objects it was prepared for.
-	fields map[schema.GroupVersion]func(obj map[string]any) []FieldError
+	// fields holds, once Prepared, the server's field check of each kind of the objects it was
+	// prepared for; a kind without one is checked against the shipped schema.
+	fields map[schema.GroupVersionKind]func(obj map[string]any) []FieldError
 }
 
 // Prepared returns opts made ready to check objs: of each server schema, the definitions the
@@ -154,7 +154,7 @@ func (opts Options) Prepared(objs []Object) (Options, []error) {
 		}
 		kinds[gv] = append(kinds[gv], gv.WithKind(kind))
 	}
-	opts.fields = make(map[schema.GroupVersion]func(map[string]any) []FieldError, len(kinds))
+	opts.fields = map[schema.GroupVersionKind]func(map[string]any) []FieldError{}
 	var errs []error
 	for _, gv := range slices.SortedFunc(maps.Keys(kinds), func(a, b schema.GroupVersion) int { return strings.Compare(a.String(), b.String()) }) {
 		check, err := opts.Server[gv].checker(kinds[gv])
@@ -162,7 +162,9 @@ func (opts Options) Prepared(objs []Object) (Options, []error) {
 			errs = append(errs, fmt.Errorf("%s: %w", gv, err))
 			continue
 		}
-		opts.fields[gv] = check
+		for _, gvk := range kinds[gv] {
+			opts.fields[gvk] = check
+		}
 	}
 	return opts, errs
 }
@@ -226,7 +228,7 @@ func checkFields(base Finding, obj map[string]any, opts Options) (Finding, bool)
 	f := base
 	f.Problem = InvalidField
 	gv, err := schema.ParseGroupVersion(base.APIVersion)
-	if check := opts.fields[gv]; err == nil && check != nil && opts.Server[gv].Defines(gv.WithKind(base.Kind)) {
+	if check := opts.fields[gv.WithKind(base.Kind)]; err == nil && check != nil {
 		f.Fields, f.Schema = check(obj), ClusterSchema
 		return f, len(f.Fields) > 0
 	}
