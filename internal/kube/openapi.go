@@ -22,8 +22,9 @@ type OpenAPIDocument struct {
 
 // OpenAPIDocuments lists the OpenAPI v3 documents the API server publishes for gvs, in the
 // order of gvs; group versions it publishes none for (kinds it does not serve) are left out.
-// It reads the index of the documents (/openapi/v3), one request; Fetch downloads each, or
-// reads it from the cache folder when an earlier process downloaded the same revision.
+// It reads the index of the documents (/openapi/v3), one request; Fetch reads each from the
+// binary when it is a built-in document of a Kubernetes version shipped (seeds), else from the
+// cache folder when an earlier process downloaded the same revision, else downloads it.
 func (c *Clients) OpenAPIDocuments(ctx context.Context, gvs []schema.GroupVersion) ([]OpenAPIDocument, error) {
 	client := openapi.NewClientWithContext(c.Kubernetes.Discovery().RESTClient())
 	paths, err := client.PathsWithContext(ctx)
@@ -42,6 +43,9 @@ func (c *Clients) OpenAPIDocuments(ctx context.Context, gvs []schema.GroupVersio
 			Fetch: func(ctx context.Context) ([]byte, error) {
 				hash, hashed := documentHash(published.ServerRelativeURL())
 				if hashed {
+					if b, ok := seeded(openAPIPath(gv), hash); ok {
+						return b, nil
+					}
 					if b, ok := c.documents.get(openAPIPath(gv), hash); ok {
 						return b, nil
 					}

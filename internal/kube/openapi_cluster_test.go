@@ -2,12 +2,19 @@ package kube
 
 import (
 	"maps"
+	"net/http"
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/validate"
 )
@@ -106,3 +113,61 @@ func TestServerSchemas_agreeWithTheShippedSchemaOfTheirVersion(t *testing.T) {
 		}
 	}
 }
+
+// The built-in documents of the local cluster, whose Kubernetes version the project pins, are
+// read from the binary: listing and reading them all is one request, the index. When the pinned
+// version changes, scripts/openapi-seeds.sh writes its documents.
+func TestOpenAPIDocuments_theBuiltInDocumentsOfThePinnedVersionAreShipped(t *testing.T) {
+	ctx, admin := adminClients(t)
+	services, err := dynamic.NewForConfigOrDie(admin.Config).Resource(schema.GroupVersionResource{
+		Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices",
+	}).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var builtIn []schema.GroupVersion
+	for _, s := range services.Items {
+		if svc, _, _ := unstructured.NestedMap(s.Object, "spec", "service"); svc != nil {
+			continue // an aggregated API
+		}
+		group, _, _ := unstructured.NestedString(s.Object, "spec", "group")
+		version, _, _ := unstructured.NestedString(s.Object, "spec", "version")
+		builtIn = append(builtIn, schema.GroupVersion{Group: group, Version: version})
+	}
+	var requests []string
+	var mu sync.Mutex
+	cfg := rest.CopyConfig(admin.Config)
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+			mu.Lock()
+			requests = append(requests, req.URL.Path)
+			mu.Unlock()
+			return rt.RoundTrip(req)
+		})
+	})
+	c := &Clients{Config: cfg, Kubernetes: kubernetes.NewForConfigOrDie(cfg)}
+	docs, err := c.OpenAPIDocuments(ctx, builtIn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) != len(builtIn) || len(docs) < 20 {
+		t.Fatalf("%d documents for %d built-in group versions", len(docs), len(builtIn))
+	}
+	for _, d := range docs {
+		b, err := d.Fetch(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hash, _ := documentHash(strings.TrimPrefix(d.Key, cfg.Host))
+		if !hasHash(b, hash) {
+			t.Errorf("%s: the document read does not have the hash the server publishes", d.GroupVersion)
+		}
+	}
+	if !reflect.DeepEqual(requests, []string{"/openapi/v3"}) {
+		t.Errorf("reading the built-in documents made the requests %v, want only the index: run scripts/openapi-seeds.sh", requests)
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }

@@ -1,0 +1,105 @@
+package kube
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io/fs"
+	"path"
+	"regexp"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+func gzipped(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := gzip.NewWriter(&buf)
+	if _, err := w.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// Every shipped document is a gzipped JSON document whose content has the hash its name
+// gives, in a folder named after a Kubernetes minor version.
+func TestSeeds_eachHasTheHashItIsNamedBy(t *testing.T) {
+	name := regexp.MustCompile(`^seeds/v1\.[0-9]+/(api_v1|apis_[a-z0-9.-]+_v[0-9a-z]+)-([0-9A-F]{128})\.json\.gz$`)
+	var count int
+	err := fs.WalkDir(seeds, "seeds", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		count++
+		m := name.FindStringSubmatch(p)
+		if m == nil {
+			t.Errorf("%s: not named <group version>-<SHA-512>.json.gz under a version's folder", p)
+			return nil
+		}
+		b, err := readSeed(seeds, p)
+		if err != nil {
+			t.Errorf("%s: %v", p, err)
+			return nil
+		}
+		if !hasHash(b, m[2]) {
+			t.Errorf("%s: its content's SHA-512 is %s", p, sha512Hex(b))
+		}
+		if !bytes.HasPrefix(b, []byte(`{"openapi":"3.`)) {
+			t.Errorf("%s: not an OpenAPI v3 document: %.40s", p, b)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if count == 0 {
+		t.Fatal("no document is shipped")
+	}
+}
+
+// A seed answers for its group version and exactly its hash; a file whose bytes do not have
+// the hash of its name answers for nothing.
+func TestSeeded_answersOnlyForItsHash(t *testing.T) {
+	doc, other := []byte(`{"openapi":"3.0.0","info":{"version":"1.37"}}`), []byte(`{"openapi":"3.0.0","info":{"version":"1.36"}}`)
+	hash, otherHash := sha512Hex(doc), sha512Hex(other)
+	fsys := fstest.MapFS{
+		path.Join("seeds/v1.37", seedName("apis/apps/v1", hash)): {Data: gzipped(t, doc)},
+		// Named by one hash, holding another document.
+		path.Join("seeds/v1.36", seedName("apis/apps/v1", otherHash)): {Data: gzipped(t, doc)},
+	}
+	if b, ok := seededIn(fsys, "apis/apps/v1", hash); !ok || !bytes.Equal(b, doc) {
+		t.Errorf("seeded(apps/v1, its hash) = %q, %v", b, ok)
+	}
+	if b, ok := seededIn(fsys, "apis/apps/v1", strings.ToLower(hash)); !ok || !bytes.Equal(b, doc) {
+		t.Errorf("seeded(apps/v1, its hash in lower case) = %q, %v", b, ok)
+	}
+	for _, tc := range []struct{ gvPath, hash string }{
+		{"apis/apps/v1", otherHash},
+		{"apis/batch/v1", hash},
+		{"api/v1", hash},
+	} {
+		if b, ok := seededIn(fsys, tc.gvPath, tc.hash); ok {
+			t.Errorf("seeded(%s, %.12s) = %q, want none", tc.gvPath, tc.hash, b)
+		}
+	}
+}
+
+// BenchmarkSeeded reads the largest shipped document, api/v1 (1.6 MB of JSON), from the
+// binary: what a plan pays instead of downloading it.
+func BenchmarkSeeded(b *testing.B) {
+	matches, err := fs.Glob(seeds, "seeds/*/api_v1-*.json.gz")
+	if err != nil || len(matches) == 0 {
+		b.Fatalf("no api/v1 document is shipped: %v", err)
+	}
+	name := path.Base(matches[len(matches)-1])
+	hash := strings.TrimSuffix(strings.TrimPrefix(name, "api_v1-"), ".json.gz")
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := seeded("api/v1", hash); !ok {
+			b.Fatal("not seeded")
+		}
+	}
+}
