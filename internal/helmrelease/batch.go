@@ -30,51 +30,56 @@ const pollReadsAtOnce = 1
 const minBatch = 3
 
 // getAll reads refs, returning nil for objects that do not exist, in the order of refs, with
-// up to atOnce requests in flight (through the GitLab agent's tunnel each is a round trip).
+// up to atOnce requests in flight (through the GitLab agent's tunnel each is a round trip): the
+// LISTs of kinds with minBatch objects or more and the GETs of the others go out together.
 func getAll(ctx context.Context, reader objectGetter, refs []objectRef, atOnce int) ([]*unstructured.Unstructured, error) {
 	out := make([]*unstructured.Unstructured, len(refs))
 	type group struct {
 		resource  schema.GroupVersionResource
 		namespace string
 	}
-	batched := map[group]map[string]*unstructured.Unstructured{}
-	if lister, ok := reader.(kindLister); ok {
+	var groups []group
+	groupOf := map[group]int{}
+	lister, canList := reader.(kindLister)
+	if canList {
 		counts := map[group]int{}
-		var groups []group
 		for _, ref := range refs {
 			g := group{ref.Resource, ref.Namespace}
 			if counts[g]++; counts[g] == minBatch {
+				groupOf[g] = len(groups)
 				groups = append(groups, g)
 			}
-		}
-		lists := make([]map[string]*unstructured.Unstructured, len(groups))
-		errs := make([]error, len(groups))
-		kube.Concurrently(len(groups), atOnce, func(i int) {
-			lists[i], errs[i] = lister.List(ctx, groups[i].resource, groups[i].namespace)
-		})
-		for i, g := range groups {
-			if errs[i] != nil {
-				return nil, fmt.Errorf("list %s in namespace %q: %w", g.resource.Resource, g.namespace, errs[i])
-			}
-			batched[g] = lists[i]
 		}
 	}
 	var rest []int
 	for i, ref := range refs {
-		if objs, ok := batched[group{ref.Resource, ref.Namespace}]; ok {
-			out[i] = objs[ref.Name]
-			continue
+		if _, ok := groupOf[group{ref.Resource, ref.Namespace}]; !ok {
+			rest = append(rest, i)
 		}
-		rest = append(rest, i)
 	}
-	errs := make([]error, len(rest))
-	kube.Concurrently(len(rest), atOnce, func(j int) {
-		out[rest[j]], errs[j] = reader.Get(ctx, refs[rest[j]])
+	lists := make([]map[string]*unstructured.Unstructured, len(groups))
+	errs := make([]error, len(groups)+len(rest))
+	kube.Concurrently(len(groups)+len(rest), atOnce, func(i int) {
+		if i < len(groups) {
+			lists[i], errs[i] = lister.List(ctx, groups[i].resource, groups[i].namespace)
+			return
+		}
+		j := rest[i-len(groups)]
+		out[j], errs[i] = reader.Get(ctx, refs[j])
 	})
-	for j, err := range errs {
-		if err != nil {
-			ref := refs[rest[j]]
+	for i, err := range errs {
+		switch {
+		case err == nil:
+		case i < len(groups):
+			return nil, fmt.Errorf("list %s in namespace %q: %w", groups[i].resource.Resource, groups[i].namespace, err)
+		default:
+			ref := refs[rest[i-len(groups)]]
 			return nil, fmt.Errorf("read %s: %w", ref.key(ref.Namespace), err)
+		}
+	}
+	for i, ref := range refs {
+		if g, ok := groupOf[group{ref.Resource, ref.Namespace}]; ok {
+			out[i] = lists[g][ref.Name]
 		}
 	}
 	return out, nil

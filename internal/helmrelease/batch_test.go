@@ -147,3 +147,41 @@ func TestGetAll_readsSeveralAtOnce(t *testing.T) {
 		t.Errorf("err = %v; want o05's", err)
 	}
 }
+
+// listingBarrierReader is a barrierReader whose LISTs wait at the same barrier as its GETs.
+type listingBarrierReader struct{ *barrierReader }
+
+func (r listingBarrierReader) List(ctx context.Context, resource schema.GroupVersionResource, namespace string) (map[string]*unstructured.Unstructured, error) {
+	byName := map[string]*unstructured.Unstructured{}
+	for i := range minBatch {
+		obj, err := r.Get(ctx, objectRef{Resource: resource, Namespace: namespace, Name: fmt.Sprintf("%s-%d", resource.Resource, i)})
+		if err != nil {
+			return nil, err
+		}
+		byName[obj.GetName()] = obj
+	}
+	return byName, nil
+}
+
+// The LIST of a kind with many objects and the GET of another kind's one object go out
+// together: neither answers until both are in flight.
+func TestGetAll_listsAndGetsGoOutTogether(t *testing.T) {
+	configMaps := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	var refs []objectRef
+	for i := range minBatch {
+		refs = append(refs, objectRef{Resource: configMaps, Namespace: "review", Name: fmt.Sprintf("configmaps-%d", i)})
+	}
+	refs = append(refs, objectRef{Resource: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, Namespace: "review", Name: "web"})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	reader := listingBarrierReader{&barrierReader{wait: 2, all: make(chan struct{})}}
+	got, err := getAll(ctx, reader, refs, readsAtOnce)
+	if err != nil {
+		t.Fatalf("%v: the LIST and the GET did not go out together", err)
+	}
+	for i, ref := range refs {
+		if got[i] == nil || got[i].GetName() != ref.Name {
+			t.Errorf("entry %d = %v, want %s", i, got[i], ref.Name)
+		}
+	}
+}

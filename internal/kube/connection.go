@@ -351,6 +351,10 @@ func (c *Connection) Clients(ctx context.Context) (*Clients, error) {
 		return nil, fmt.Errorf("create metadata client for %s: %w", src, err)
 	}
 	cached := memory.NewMemCacheClient(kc.Discovery())
+	// Discovery (/api, then /apis) is read while the probe waits for /version: every process
+	// that connects maps kinds to resources next, and through the GitLab agent's tunnel each
+	// request is a round trip. A failed read is not kept: the mapper's first use reads again.
+	go prefetchDiscovery(cached, c.probeTimout)
 	version, err := probe(ctx, kc, c.probeTimout)
 	if err != nil {
 		return nil, &UnreachableError{Source: src, Err: err}
@@ -380,6 +384,15 @@ func identityOf(cfg *rest.Config, version string) serverIdentity {
 		}
 	}
 	return serverIdentity{Host: cfg.Host, TLSServerName: cfg.ServerName, CA: ca, Version: version}
+}
+
+// prefetchDiscovery fills cached's groups and resources; callers of cached meanwhile wait for it.
+func prefetchDiscovery(cached discovery.CachedDiscoveryInterface, timeout time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if aggregated, ok := cached.(discovery.AggregatedDiscoveryInterfaceWithContext); ok {
+		_, _, _, _ = aggregated.GroupsAndMaybeResourcesWithContext(ctx)
+	}
 }
 
 func probe(ctx context.Context, kc kubernetes.Interface, timeout time.Duration) (string, error) {

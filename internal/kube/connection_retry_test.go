@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -87,4 +88,35 @@ func TestClients_waitRetryAfterOfThrottledRequests(t *testing.T) {
 		t.Fatalf("the create gave up on the 429s: %v", err)
 	}
 	expectWaitedAsTold(t, srv, "POST /api/v1/namespaces/throttled/configmaps")
+}
+
+// Discovery is read while the probe waits for /version: the API server sees /api before it
+// answers /version.
+func TestClients_discoveryIsReadWhileTheProbeWaits(t *testing.T) {
+	discovered := make(chan struct{})
+	var once sync.Once
+	var together atomic.Bool
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/version":
+			select {
+			case <-discovered:
+				together.Store(true)
+			case <-time.After(3 * time.Second):
+			}
+			_, _ = w.Write([]byte(`{"major":"1","minor":"37","gitVersion":"v1.37.2"}`))
+		case "/api":
+			once.Do(func() { close(discovered) })
+			_, _ = w.Write([]byte(`{"kind":"APIVersions","versions":["v1"]}`))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(hs.Close)
+	if _, err := NewConnection(Options{Host: hs.URL, InCluster: noInCluster}).Clients(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !together.Load() {
+		t.Error("/version was answered before discovery was asked for: the two are read one after the other")
+	}
 }

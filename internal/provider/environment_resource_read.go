@@ -14,6 +14,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/environment"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/gitlab"
@@ -38,7 +40,24 @@ func (r *environmentResource) Read(ctx context.Context, req resource.ReadRequest
 		return
 	}
 	namespace := state.Namespace.ValueString()
-	ns, err := cluster.GetNamespace(ctx, namespace)
+	// Outside an import the objects to read are the state's, the namespace among them: one
+	// round of reads, several at once. An import learns from the namespace what else to read.
+	importing := state.Manifests.IsNull()
+	var candidates []readCandidate
+	var lives []*unstructured.Unstructured
+	var errs []error
+	var ns *corev1.Namespace
+	var err error
+	if importing {
+		ns, err = cluster.GetNamespace(ctx, namespace)
+	} else {
+		var ok bool
+		if candidates, ok = r.objectsToRead(ctx, cluster, state, nil, false, &resp.Diagnostics); !ok {
+			return
+		}
+		lives, errs = cluster.GetAll(ctx, identitiesOf(candidates))
+		ns, err = namespaceAmong(ctx, cluster, namespace, candidates, lives, errs)
+	}
 	if err != nil && !kube.IsNotFound(err) {
 		resp.Diagnostics.Append(clusterErrorDiagnostic(ctx, cluster, "Unable to Read Environment",
 			"Reading the namespace "+namespace+" failed.", "Check the connection and the provider's rights, then run Terraform again.", err))
@@ -63,19 +82,14 @@ func (r *environmentResource) Read(ctx context.Context, req resource.ReadRequest
 		return
 	}
 
-	importing := state.Manifests.IsNull()
 	if importing {
 		r.fillImported(ctx, &state, ns)
+		var ok bool
+		if candidates, ok = r.objectsToRead(ctx, cluster, state, ns, true, &resp.Diagnostics); !ok {
+			return
+		}
+		lives, errs = cluster.GetAll(ctx, identitiesOf(candidates))
 	}
-	candidates, ok := r.objectsToRead(ctx, cluster, state, ns, importing, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	identities := make([]map[string]any, len(candidates))
-	for i, c := range candidates {
-		identities[i] = c.identity
-	}
-	lives, errs := cluster.GetAll(ctx, identities)
 	owned := make([]manifest.Object, 0, len(candidates))
 	for i, c := range candidates {
 		live, err := lives[i], errs[i]
@@ -252,4 +266,32 @@ func (r *environmentResource) ImportState(ctx context.Context, req resource.Impo
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), namespace)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("namespace"), namespace)...)
+}
+
+func identitiesOf(candidates []readCandidate) []map[string]any {
+	identities := make([]map[string]any, len(candidates))
+	for i, c := range candidates {
+		identities[i] = c.identity
+	}
+	return identities
+}
+
+// namespaceAmong is the environment's namespace as read with the other candidates, or read on
+// its own when the state's manifests do not hold it.
+func namespaceAmong(ctx context.Context, cluster environmentCluster, name string, candidates []readCandidate, lives []*unstructured.Unstructured, errs []error) (*corev1.Namespace, error) {
+	for i, c := range candidates {
+		u := unstructured.Unstructured{Object: c.identity}
+		if u.GetAPIVersion() != "v1" || u.GetKind() != "Namespace" || u.GetName() != name {
+			continue
+		}
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		ns := &corev1.Namespace{}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(lives[i].Object, ns); err != nil {
+			return nil, fmt.Errorf("read namespace %s: %w", name, err)
+		}
+		return ns, nil
+	}
+	return cluster.GetNamespace(ctx, name)
 }

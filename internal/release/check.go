@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -105,6 +106,13 @@ func (r *Request) Check(ctx context.Context, rendered *Rendering, recorded *Reco
 		return out
 	}
 	objs := r.validateObjects(rendered)
+	previous := recorded.manifests()
+	var namespace namespaceRead
+	if level == CheckAll && c != nil && len(r.changed(rendered, previous)) > 0 {
+		// The dry run needs the namespace's labels: they are read while the schemas are, one
+		// round trip through the agent's tunnel instead of two.
+		namespace = readNamespace(ctx, c, r.Namespace)
+	}
 	out.Target, _ = validate.ParseVersion(r.Capabilities.KubeVersion)
 	opts := validate.Options{Target: out.Target, Definitions: r.Definitions}
 	if level == CheckAll && c != nil {
@@ -117,7 +125,6 @@ func (r *Request) Check(ctx context.Context, rendered *Rendering, recorded *Reco
 	if level != CheckAll {
 		return out
 	}
-	previous := recorded.manifests()
 	if c != nil && r.ReplaceDefinitions {
 		out.Dropped, out.StoredVersionErrors = r.droppedVersions(ctx, rendered, previous, c)
 	}
@@ -125,8 +132,31 @@ func (r *Request) Check(ctx context.Context, rendered *Rendering, recorded *Reco
 		return out
 	}
 	defined := validate.DefinedKinds(slices.Concat(objs, opts.Definitions))
-	out.DryRun = r.dryRun(ctx, rendered, previous, defined, c, unreachable)
+	out.DryRun = r.dryRun(ctx, rendered, previous, defined, c, namespace, unreachable)
 	return out
+}
+
+// namespaceRead waits for the labels of the release's namespace, read in the background, and
+// whether it exists.
+type namespaceRead func() (map[string]string, bool, error)
+
+func readNamespace(ctx context.Context, c Checker, name string) namespaceRead {
+	type answer struct {
+		labels map[string]string
+		exists bool
+		err    error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		labels, exists, err := c.NamespaceLabels(ctx, name)
+		done <- answer{labels, exists, err}
+	}()
+	var once sync.Once
+	var a answer
+	return func() (map[string]string, bool, error) {
+		once.Do(func() { a = <-done })
+		return a.labels, a.exists, a.err
+	}
 }
 
 // validateObjects pairs every rendered object (CRDs, objects, hooks) with its manifest key and
@@ -233,7 +263,7 @@ func (r *Request) namespaced(obj manifest.Object) bool {
 // (nothing is written). Objects of kinds that defined holds and the cluster does not serve yet
 // are not dry-run: the plan checked them against those definitions. In a namespace that does
 // not exist yet, only cluster-scoped objects are.
-func (r *Request) dryRun(ctx context.Context, rendered *Rendering, previous map[string]string, defined map[schema.GroupKind]bool, c Checker, unreachable error) *DryRunChecked {
+func (r *Request) dryRun(ctx context.Context, rendered *Rendering, previous map[string]string, defined map[schema.GroupKind]bool, c Checker, namespace namespaceRead, unreachable error) *DryRunChecked {
 	changed := r.changed(rendered, previous)
 	if len(changed) == 0 {
 		return nil
@@ -247,7 +277,7 @@ func (r *Request) dryRun(ctx context.Context, rendered *Rendering, previous map[
 		return out
 	}
 	changed, out.NotServed = notServedYet(c, changed, defined)
-	labels, exists, err := c.NamespaceLabels(ctx, r.Namespace)
+	labels, exists, err := namespace()
 	switch {
 	case err == nil && !exists:
 		out.NamespaceMissing = true

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -127,5 +128,49 @@ func TestRequest_checkDefinitions(t *testing.T) {
 	got = checked(t, in, nil, CheckAll, c)
 	if len(got.DryRun.Outcomes) != 0 || !slices.Equal(got.DryRun.NotServed, []string{"Widget.test.gitlabk8s.io/widgets"}) {
 		t.Errorf("a kind the dry run finds not served: outcomes %+v, not served %q; want it checked offline", got.DryRun.Outcomes, got.DryRun.NotServed)
+	}
+}
+
+// meetingChecker answers ServerSchemas and NamespaceLabels only once both are asked, within a
+// second: they are asked together or the schemas are left out.
+type meetingChecker struct {
+	answeringChecker
+	schemas, namespace chan struct{}
+}
+
+func (c *meetingChecker) ServerSchemas(ctx context.Context, gvs []schema.GroupVersion) (map[schema.GroupVersion]*validate.ServerSchema, []error) {
+	close(c.schemas)
+	select {
+	case <-c.namespace:
+		return nil, nil
+	case <-time.After(time.Second):
+		return nil, []error{errors.New("the namespace was not read while the schemas were")}
+	}
+}
+
+func (c *meetingChecker) NamespaceLabels(ctx context.Context, name string) (map[string]string, bool, error) {
+	close(c.namespace)
+	select {
+	case <-c.schemas:
+	case <-time.After(time.Second):
+	}
+	return c.answeringChecker.NamespaceLabels(ctx, name)
+}
+
+// The namespace's labels, which the dry run needs, are read while the cluster's schemas are:
+// through the agent's tunnel each is a round trip.
+func TestRequest_checkReadsTheNamespaceWithTheSchemas(t *testing.T) {
+	first := planned(t, Prepare(context.Background(), nil, webInputs(nil)), nil).Rendering
+	recorded := deployedAs(first.Manifests, 1)
+	c := &meetingChecker{
+		answeringChecker: answeringChecker{namespace: map[string]string{PodSecurityEnforceLabel: "restricted"}},
+		schemas:          make(chan struct{}), namespace: make(chan struct{}),
+	}
+	got := checked(t, webInputs(map[string]string{"config.greeting": "hi"}), recorded, CheckAll, c)
+	if len(got.SchemaErrors) > 0 {
+		t.Fatal(got.SchemaErrors)
+	}
+	if got.DryRun == nil || got.DryRun.Enforce != "restricted" || len(c.dryRun) != 1 {
+		t.Fatalf("checked = %+v, dry-run %v; want the changed ConfigMap dry-run under the namespace's level", got.DryRun, c.dryRun)
 	}
 }

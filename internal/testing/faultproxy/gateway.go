@@ -31,6 +31,8 @@ type Gateway struct {
 	rules     []*Rule
 	answered  map[int]int
 	forwarded int
+	// requests are the requests received, "METHOD path?query", in order.
+	requests []string
 }
 
 // Rule has the gateway answer a share of the requests it matches with a status of its own.
@@ -123,6 +125,7 @@ func (g *Gateway) handler(upstream *url.URL, trust *tls.Config, via string) http
 func (g *Gateway) decide(req *http.Request) (int, string, bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.requests = append(g.requests, req.Method+" "+req.URL.RequestURI())
 	for _, rule := range g.rules {
 		if status, ok := rule.answers(req); ok {
 			g.answered[status]++
@@ -165,6 +168,16 @@ func (g *Gateway) Forwarded() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.forwarded
+}
+
+// Requests returns the requests received since the last call, "METHOD path?query" each, in
+// the order they came, and forgets them.
+func (g *Gateway) Requests() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	out := g.requests
+	g.requests = nil
+	return out
 }
 
 // URL is the address clients connect to.
