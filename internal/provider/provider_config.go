@@ -175,6 +175,8 @@ type providerData struct {
 	version     string
 	// getenv reads the environment, for data sources with environment fallbacks.
 	getenv func(string) string
+	// refreshed hands a release's history from its refresh to its plan.
+	refreshed refreshedHistories
 }
 
 func (p *gitlabk8sProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {

@@ -46,7 +46,8 @@ func countOf(requests []string, request string) int {
 }
 
 // Through the GitLab agent's tunnel every request is a round trip, so a plan asks for each
-// thing once: the environment's namespace is read with its other objects, and the OpenAPI
+// thing once: the environment's namespace is read with its other objects, Helm's records of
+// the release once for the refresh and the plan, and the OpenAPI
 // documents of built-in group versions are never downloaded from a cluster of a Kubernetes
 // version whose documents the provider ships.
 func TestAccRelease_whatAPlanAsksOfTheCluster(t *testing.T) {
@@ -67,6 +68,10 @@ func TestAccRelease_whatAPlanAsksOfTheCluster(t *testing.T) {
 	if n := countOf(noChange, "GET /api/v1/namespaces/"+namespace); n != 1 {
 		t.Errorf("a plan with no change read the namespace %d times, want once", n)
 	}
+	records := "GET /api/v1/namespaces/" + namespace + "/secrets?labelSelector=name%3Dapp%2Cowner%3Dhelm"
+	if n := countOf(noChange, records); n != 1 {
+		t.Errorf("a plan with no change read Helm's records of the release %d times, want once", n)
+	}
 
 	cli.writeConfig(benchEnvironmentAndRelease(t, name, namespace, 10, "2"))
 	if _, err := cli.run("plan", "-detailed-exitcode"); err == nil {
@@ -74,6 +79,9 @@ func TestAccRelease_whatAPlanAsksOfTheCluster(t *testing.T) {
 	}
 	change := gateway.Requests()
 	t.Logf("a plan with one change made %d requests:\n%s", len(change), strings.Join(change, "\n"))
+	if n := countOf(change, records); n != 1 {
+		t.Errorf("a plan with one change read Helm's records of the release %d times, want once", n)
+	}
 	if countOf(change, "GET /openapi/v3") == 0 {
 		t.Error("the plan of a change did not list the cluster's OpenAPI documents: the schema check did not run")
 	}

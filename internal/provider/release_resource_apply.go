@@ -68,7 +68,7 @@ func (r *releaseResource) Update(ctx context.Context, req resource.UpdateRequest
 // and so is stored, the private state the release kept (its markers' key, its seed).
 func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, stored privateGetter, private privateSetter, diags *diag.Diagnostics) {
 	id, d := plan.releaseID(), plan.diagnostics()
-	env := r.renderEnvironment(ctx, plan, true, stored, diags)
+	env := r.renderEnvironment(ctx, plan, opApply, stored, diags)
 	if env == nil {
 		return
 	}

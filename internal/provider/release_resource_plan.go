@@ -46,10 +46,11 @@ type renderEnv struct {
 
 // renderEnvironment decides the capabilities a release renders with: the provider's
 // kube_version (and api_versions) when set, else the cluster's version and API versions,
-// else Helm's defaults with a warning. needCluster is set by operations that cannot work
-// offline (apply, refresh, destroy); they get an error instead of the fallback.
-func (r *releaseResource) renderEnvironment(ctx context.Context, m *releaseModel, needCluster bool, private privateGetter, diags *diag.Diagnostics) *renderEnv {
-	env := r.clusterEnvironment(ctx, m, needCluster, diags)
+// else Helm's defaults with a warning. Operations other than a plan cannot work offline
+// (apply, refresh); they get an error instead of the fallback. A plan takes the history the
+// refresh before it read (refreshedHistories); an apply reads it again.
+func (r *releaseResource) renderEnvironment(ctx context.Context, m *releaseModel, op releaseOp, private privateGetter, diags *diag.Diagnostics) *renderEnv {
+	env := r.clusterEnvironment(ctx, m, op != opPlan, diags)
 	if env == nil {
 		return nil
 	}
@@ -64,7 +65,17 @@ func (r *releaseResource) renderEnvironment(ctx context.Context, m *releaseModel
 	if env.client != nil {
 		cluster = env.client
 	}
-	env.request = release.Prepare(ctx, cluster, in)
+	id := m.releaseID()
+	refreshed, ok := r.data.refreshed.take(id)
+	switch {
+	case op == opPlan && ok && cluster != nil:
+		env.request = release.PrepareWithHistory(cluster, in, refreshed)
+	default:
+		env.request = release.Prepare(ctx, cluster, in)
+	}
+	if op == opRefresh && cluster != nil {
+		r.data.refreshed.put(id, env.request.History)
+	}
 	if err := env.request.History.Err; err != nil {
 		tflog.Warn(ctx, "release history unreadable; the next apply is decided from the state and drawn values come from the last apply",
 			map[string]any{"release": m.releaseID(), "error": err.Error()})
@@ -324,7 +335,7 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		return
 	}
 
-	env := r.renderEnvironment(ctx, &plan, false, req.Private, &resp.Diagnostics)
+	env := r.renderEnvironment(ctx, &plan, opPlan, req.Private, &resp.Diagnostics)
 	if env == nil {
 		return
 	}

@@ -23,7 +23,7 @@ func (r *releaseResource) Read(ctx context.Context, req resource.ReadRequest, re
 		return
 	}
 	id, d := state.releaseID(), state.diagnostics()
-	env := r.renderEnvironment(ctx, &state, true, req.Private, &resp.Diagnostics)
+	env := r.renderEnvironment(ctx, &state, opRefresh, req.Private, &resp.Diagnostics)
 	if env == nil {
 		return
 	}

@@ -48,16 +48,28 @@ type Request struct {
 // Prepare reads what a request for in needs of cluster, nil when there is none (a plan with
 // the provider's kube_version, or a cluster that cannot be reached).
 func Prepare(ctx context.Context, cluster Cluster, in Inputs) *Request {
-	namespace, name := in.Namespace, in.Name
 	req := &Request{Inputs: in}
 	if cluster == nil {
 		return req
 	}
-	req.cluster = cluster
-	revisions, err := cluster.History(ctx, namespace, name)
-	req.History = History{Read: err == nil, Revisions: revisions, Err: err}
-	req.Lookup = &onceObjects{objects: cluster.Lookup(namespace), read: map[lookupCall]lookupAnswer{}}
-	return req
+	revisions, err := cluster.History(ctx, in.Namespace, in.Name)
+	return req.on(cluster, History{Read: err == nil, Revisions: revisions, Err: err})
+}
+
+// PrepareWithHistory prepares a request for in as Prepare does, with the history h a refresh
+// of the same release read just before instead of reading it again.
+func PrepareWithHistory(cluster Cluster, in Inputs, h History) *Request {
+	req := &Request{Inputs: in}
+	if cluster == nil {
+		return req
+	}
+	return req.on(cluster, h)
+}
+
+func (r *Request) on(cluster Cluster, h History) *Request {
+	r.cluster, r.History = cluster, h
+	r.Lookup = &onceObjects{objects: cluster.Lookup(r.Namespace), read: map[lookupCall]lookupAnswer{}}
+	return r
 }
 
 // History is a snapshot of a release's revisions in Helm's storage.
