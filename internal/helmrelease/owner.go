@@ -7,15 +7,44 @@ type Owner struct{ Namespace, Name string }
 
 func (o Owner) String() string { return o.Namespace + "/" + o.Name }
 
+// Helm's label on every object it applies, beside the annotations that name the release.
+const (
+	labelManagedBy = "app.kubernetes.io/managed-by"
+	managedByHelm  = "Helm"
+)
+
 // OwnerOf returns the release obj's ownership annotations name, false when they name none:
 // an object created by other means than Helm (kubectl apply), which taking ownership adopts.
 func OwnerOf(obj manifest.Object) (Owner, bool) {
-	metadata, _ := obj["metadata"].(map[string]any)
-	annotations, _ := metadata["annotations"].(map[string]any)
-	name, _ := annotations[annotationReleaseName].(string)
-	namespace, _ := annotations[annotationReleaseNamespace].(string)
+	annotations := metadataStrings(obj, "annotations")
+	name, namespace := annotations[annotationReleaseName], annotations[annotationReleaseNamespace]
 	if name == "" && namespace == "" {
 		return Owner{}, false
 	}
 	return Owner{Namespace: namespace, Name: name}, true
+}
+
+// Owns reports whether Helm installs or upgrades release o over obj, an object that exists,
+// without taking ownership of it: Helm's own rule (action's checkOwnership) asks for the label
+// app.kubernetes.io/managed-by=Helm and both annotations naming o. An object whose annotations
+// name o but that lacks the label is refused as well.
+func (o Owner) Owns(obj manifest.Object) bool {
+	owner, _ := OwnerOf(obj)
+	return owner == o && metadataStrings(obj, "labels")[labelManagedBy] == managedByHelm
+}
+
+// metadataStrings returns obj's metadata.<field> (labels or annotations), nil when it has none.
+func metadataStrings(obj manifest.Object, field string) map[string]string {
+	metadata, _ := obj["metadata"].(map[string]any)
+	values, _ := metadata[field].(map[string]any)
+	if len(values) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(values))
+	for k, v := range values {
+		if s, ok := v.(string); ok {
+			out[k] = s
+		}
+	}
+	return out
 }

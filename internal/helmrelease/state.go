@@ -71,6 +71,10 @@ type Next struct {
 	// Replace installs over a history an uninstall kept, as `helm install --replace`.
 	Replace bool
 	Target  Target
+	// UpgradesFrom is the revision whose manifest an upgrade compares its rendering with, as
+	// Helm's upgrade picks it: the objects not in it are the ones the upgrade creates, and the
+	// only ones whose ownership Helm checks. 0 for an install, which creates every object.
+	UpgradesFrom int
 	// Adopt says the upgrade takes over Last, a deployed revision that the state does not
 	// record (Claim.TakeOwnership).
 	Adopt bool
@@ -111,15 +115,37 @@ func Decide(history []Revision, claim Claim) Next {
 		next.Operation = OperationUpgrade
 		if ok := newestSuccessful(history, last.Version); ok > 0 {
 			// The rollback writes last+1, the upgrade last+2.
-			next.Recovery, next.RollbackTo = RecoveryRollback, ok
+			// The rollback's revision records the manifest of the one it returns to.
+			next.Recovery, next.RollbackTo, next.UpgradesFrom = RecoveryRollback, ok, ok
 			next.Target = Target{Revision: last.Version + 2, IsUpgrade: true}
 		} else {
 			next.Recovery, next.Target = RecoveryMarkFailed, Target{Revision: last.Version + 1, IsUpgrade: true}
+			next.UpgradesFrom = upgradesFrom(history, last)
 		}
 	default:
 		next.Operation, next.Target = OperationUpgrade, Target{Revision: last.Version + 1, IsUpgrade: true}
+		next.UpgradesFrom = upgradesFrom(history, last)
 	}
 	return next
+}
+
+// upgradesFrom returns the revision Helm's upgrade compares the rendering with (action's
+// Upgrade.prepareUpgrade): last when it is deployed, else the newest deployed one, else last,
+// as after a failed install or a revision marked failed.
+func upgradesFrom(history []Revision, last Revision) int {
+	if last.Status == rcommon.StatusDeployed {
+		return last.Version
+	}
+	deployed := 0
+	for _, r := range history {
+		if r.Status == rcommon.StatusDeployed && r.Version > deployed {
+			deployed = r.Version
+		}
+	}
+	if deployed == 0 {
+		return last.Version
+	}
+	return deployed
 }
 
 // DecideFromLast decides from the newest revision alone, when the history cannot be read (a

@@ -33,12 +33,24 @@ func TestDecide(t *testing.T) {
 		{
 			name:    "deployed",
 			history: history(superseded, superseded, deployed),
-			want:    Next{State: StateDeployed, Last: Revision{3, deployed}, Operation: OperationUpgrade, Target: Target{Revision: 4, IsUpgrade: true}},
+			want:    Next{State: StateDeployed, Last: Revision{3, deployed}, Operation: OperationUpgrade, Target: Target{Revision: 4, IsUpgrade: true}, UpgradesFrom: 3},
 		},
 		{
 			name:    "failed install",
 			history: history(failed),
-			want:    Next{State: StateFailed, Last: Revision{1, failed}, Operation: OperationUpgrade, Target: Target{Revision: 2, IsUpgrade: true}},
+			want:    Next{State: StateFailed, Last: Revision{1, failed}, Operation: OperationUpgrade, Target: Target{Revision: 2, IsUpgrade: true}, UpgradesFrom: 1},
+		},
+		{
+			// Helm upgrades a failed upgrade from the newest deployed revision.
+			name:    "failed upgrade",
+			history: history(superseded, deployed, failed),
+			want:    Next{State: StateFailed, Last: Revision{3, failed}, Operation: OperationUpgrade, Target: Target{Revision: 4, IsUpgrade: true}, UpgradesFrom: 2},
+		},
+		{
+			// Without a deployed revision Helm upgrades from the newest, a superseded one not counting.
+			name:    "failed upgrade after a superseded revision",
+			history: history(superseded, failed),
+			want:    Next{State: StateFailed, Last: Revision{2, failed}, Operation: OperationUpgrade, Target: Target{Revision: 3, IsUpgrade: true}, UpgradesFrom: 2},
 		},
 		{
 			// Install replaces a kept history but renders revision 1, as Helm's install does.
@@ -61,37 +73,37 @@ func TestDecide(t *testing.T) {
 			name:    "pending upgrade",
 			history: history(superseded, deployed, pendingUpgrade),
 			want: Next{State: StatePendingUpgrade, Last: Revision{3, pendingUpgrade}, Recovery: RecoveryRollback, RollbackTo: 2,
-				Operation: OperationUpgrade, Target: Target{Revision: 5, IsUpgrade: true}},
+				Operation: OperationUpgrade, Target: Target{Revision: 5, IsUpgrade: true}, UpgradesFrom: 2},
 		},
 		{
 			name:    "pending rollback rolls back to the newest successful before it",
 			history: history(superseded, failed, rcommon.StatusPendingRollback),
 			want: Next{State: StatePendingUpgrade, Last: Revision{3, rcommon.StatusPendingRollback}, Recovery: RecoveryRollback, RollbackTo: 1,
-				Operation: OperationUpgrade, Target: Target{Revision: 5, IsUpgrade: true}},
+				Operation: OperationUpgrade, Target: Target{Revision: 5, IsUpgrade: true}, UpgradesFrom: 1},
 		},
 		{
 			name:    "pending upgrade with nothing to roll back to",
 			history: history(failed, pendingUpgrade),
 			want: Next{State: StatePendingUpgrade, Last: Revision{2, pendingUpgrade}, Recovery: RecoveryMarkFailed,
-				Operation: OperationUpgrade, Target: Target{Revision: 3, IsUpgrade: true}},
+				Operation: OperationUpgrade, Target: Target{Revision: 3, IsUpgrade: true}, UpgradesFrom: 2},
 		},
 		{
 			name:    "deployed but not in the state",
 			history: history(superseded, deployed), unrecorded: true,
 			want: Next{State: StateDeployed, Last: Revision{2, deployed}, Operation: OperationUpgrade, Target: Target{Revision: 3, IsUpgrade: true},
-				Refused: true},
+				UpgradesFrom: 2, Refused: true},
 		},
 		{
 			name:    "deployed but not in the state, taken over",
 			history: history(superseded, deployed), unrecorded: true, takeOwnership: true,
 			want: Next{State: StateDeployed, Last: Revision{2, deployed}, Operation: OperationUpgrade, Target: Target{Revision: 3, IsUpgrade: true},
-				Adopt: true},
+				UpgradesFrom: 2, Adopt: true},
 		},
 		{
 			// A create that failed left it: the apply continues it, taking over or not.
 			name:    "failed and not in the state",
 			history: history(failed), unrecorded: true,
-			want: Next{State: StateFailed, Last: Revision{1, failed}, Operation: OperationUpgrade, Target: Target{Revision: 2, IsUpgrade: true}},
+			want: Next{State: StateFailed, Last: Revision{1, failed}, Operation: OperationUpgrade, Target: Target{Revision: 2, IsUpgrade: true}, UpgradesFrom: 1},
 		},
 		{
 			name: "none, taking over", unrecorded: true, takeOwnership: true,

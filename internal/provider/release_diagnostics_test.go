@@ -12,6 +12,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	rcommon "helm.sh/helm/v4/pkg/release/common"
 
@@ -252,5 +253,33 @@ func TestReleaseDiagnostics_ownershipConflictNamesTakeOwnership(t *testing.T) {
 	detail := applyDiagnostic(diagnosticsHiding(), "review-1/web", true, err).Detail()
 	if first, _, _ := strings.Cut(detail, "\n\n"); !strings.Contains(first, "Set take_ownership = true") {
 		t.Errorf("the diagnostic does not name take_ownership: %s", detail)
+	}
+}
+
+// An object the apply would create that exists without the release's ownership metadata is
+// refused on take_ownership, naming the object, what owns it and the way out.
+func TestReleaseDiagnostics_existingObjectNamesTakeOwnership(t *testing.T) {
+	m := &releaseModel{Namespace: types.StringValue("review-1"), Name: types.StringValue("web")}
+	for _, tt := range []struct {
+		err     error
+		summary string
+		want    []string
+	}{
+		{&release.UnownedError{Object: "ConfigMap web"}, "Object Already Exists", []string{"ConfigMap web exists", "no Helm release owns it", "Set take_ownership = true"}},
+		{&release.UnownedError{Object: "ConfigMap web", Annotated: true}, "Object Already Exists",
+			[]string{"ConfigMap web exists", "annotations of release review-1/web", "without the label app.kubernetes.io/managed-by=Helm", "Set take_ownership = true"}},
+		{&release.OwnedError{Object: "ConfigMap web", Owner: helmrelease.Owner{Namespace: "review-1", Name: "other"}}, "Object Belongs to Another Release",
+			[]string{"ConfigMap web exists", "belongs to Helm release review-1/other", "uninstall release review-1/other"}},
+	} {
+		d := planRefusedDiagnostic(m, tt.err)
+		withPath, ok := d.(diag.DiagnosticWithPath)
+		if !ok || !withPath.Path().Equal(path.Root("take_ownership")) || d.Summary() != tt.summary {
+			t.Errorf("%v: the diagnostic %q, want %q on take_ownership", tt.err, d.Summary(), tt.summary)
+		}
+		for _, want := range tt.want {
+			if !strings.Contains(d.Detail(), want) {
+				t.Errorf("%v: %s: %q does not say %q", tt.err, d.Summary(), d.Detail(), want)
+			}
+		}
 	}
 }

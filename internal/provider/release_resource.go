@@ -292,7 +292,8 @@ func (r *releaseResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 					"from its deployed revision, which the plan names in a warning with the difference from what is deployed. Objects " +
 					"that exist without Helm's ownership metadata (created with `kubectl apply`) are adopted. Objects that belong to " +
 					"another Helm release are refused at plan time, naming it. Default `false`: such a release fails the plan, naming " +
-					"`terraform import`, and Helm refuses such objects.",
+					"`terraform import`, and so does an object the apply would create that exists without the release's Helm ownership " +
+					"metadata, naming it.",
 			},
 			"recover_pending": schema.BoolAttribute{
 				Optional: true,

@@ -249,7 +249,8 @@ func applyRefusedDiagnostic(m *releaseModel, err error) diag.Diagnostic {
 }
 
 // planRefusedDiagnostic explains why a plan could not be made (release.Request.Plan): a
-// release that exists and is not taken over, an object of another release, or a rendering.
+// release that exists and is not taken over, an object that exists and that the apply could
+// not have (another release's, or one Helm would refuse without take_ownership), or a rendering.
 func planRefusedDiagnostic(m *releaseModel, err error) diag.Diagnostic {
 	if refused, ok := takeOverDiagnostic(m, err); ok {
 		return refused
@@ -264,12 +265,16 @@ func planRefusedDiagnostic(m *releaseModel, err error) diag.Diagnostic {
 }
 
 // takeOverDiagnostic explains, on take_ownership, a release that exists without being in the
-// state (release.ExistsError) or an object of another release (release.OwnedError).
+// state (release.ExistsError), an object of another release (release.OwnedError) or an object
+// without the release's ownership metadata that Helm would not install over (release.UnownedError).
 func takeOverDiagnostic(m *releaseModel, err error) (diag.Diagnostic, bool) {
 	id, d, at := m.releaseID(), m.diagnostics(), path.Root("take_ownership")
 	var exists *release.ExistsError
 	var owned *release.OwnedError
+	var unowned *release.UnownedError
 	switch {
+	case errors.As(err, &unowned):
+		return d.AttributeError(at, "Object Already Exists", unownedDetail(id, unowned)), true
 	case errors.As(err, &exists):
 		return d.AttributeError(at, "Release Already Exists", fmt.Sprintf(
 			"Helm release %s already exists (revision %d, %s) and is not in the state. Import it with "+
@@ -287,6 +292,23 @@ func takeOverDiagnostic(m *releaseModel, err error) (diag.Diagnostic, bool) {
 			owned.Object, owned.Owner, id, owned.Owner)), true
 	}
 	return nil, false
+}
+
+// unownedDetail says what the plan found of an object the apply would create: no Helm release
+// owns it, or its annotations name this release without Helm's label; Helm would refuse either.
+func unownedDetail(id string, unowned *release.UnownedError) string {
+	if unowned.Annotated {
+		return fmt.Sprintf(
+			"%s exists in the cluster with the meta.helm.sh/release-name and release-namespace annotations of release %s but without "+
+				"the label app.kubernetes.io/managed-by=Helm, which Helm requires before it installs or upgrades over an object, so "+
+				"the apply would fail on it; nothing was applied. Set take_ownership = true to adopt it, or delete the object.",
+			unowned.Object, id)
+	}
+	return fmt.Sprintf(
+		"%s exists in the cluster and no Helm release owns it (it has no Helm ownership metadata: made with kubectl apply or "+
+			"another tool, or kept by an uninstall), so Helm would refuse to install or upgrade release %s over it and the apply "+
+			"would fail; nothing was applied. Set take_ownership = true to adopt objects that have no owner, or delete the object.",
+		unowned.Object, id)
 }
 
 // renderDiagnostic explains why the release could not be rendered (release.RenderError), on

@@ -113,22 +113,47 @@ func (e *releaseTestEnv) kubectlApply(t *testing.T, manifest string) {
 	}
 }
 
-// Objects created with kubectl apply (no Helm ownership metadata) make the install fail
-// without take_ownership, naming it, and are adopted with it, as Helm's --take-ownership does:
-// they get the release's annotations and the chart's content, a field the chart does not set
-// stays, the replan is empty, and the destroy deletes them.
+// notApplied checks that nothing was applied over the ConfigMap web that kubectl created: it
+// still holds greeting from-kubectl, no Helm release owns it, and Helm stores no revision of web.
+func (e *releaseTestEnv) notApplied(t *testing.T) {
+	t.Helper()
+	cm, err := e.kube.CoreV1().ConfigMaps(e.namespace).Get(context.Background(), "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cm.Data["greeting"] != "from-kubectl" || cm.Annotations["meta.helm.sh/release-name"] != "" {
+		t.Errorf("after the refused plan, ConfigMap web holds %v with annotations %v; want kubectl's, untouched", cm.Data, cm.Annotations)
+	}
+	if revisions := e.helmRevisions(t, "web"); len(revisions) > 0 {
+		t.Errorf("after the refused plan, Helm stores revisions %v of release web, want none", revisions)
+	}
+}
+
+// Objects created with kubectl apply (no Helm ownership metadata) make the plan fail without
+// take_ownership, naming the object and the attribute, so no apply is attempted; with it they
+// are adopted, as Helm's --take-ownership does: they get the release's annotations and the
+// chart's content, a field the chart does not set stays, the replan is empty, and the destroy
+// deletes them.
 func TestAccRelease_takeOwnershipAdoptsObjectsWithoutOwner(t *testing.T) {
 	e := testAccRelease(t)
 	e.kubectlApply(t, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web\ndata:\n  greeting: from-kubectl\n  extra: x\n")
+	refused := wrappedText("Object Already Exists", "ConfigMap web exists in the cluster and no Helm release owns it", "Set take_ownership = true")
 	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             e.nothingLeft(t),
 		Steps: []resource.TestStep{
 			{
 				Config:      e.takingOver(false, "from-terraform"),
-				ExpectError: wrappedPattern(`(?s)Unable to Install Release.*Set take_ownership = true to adopt objects that have no\s+owner.*exists and cannot be imported into the current release`),
+				PlanOnly:    true,
+				ExpectError: refused,
 			},
 			{
+				// terraform apply plans first: the plan's refusal is all it does.
+				Config:      e.takingOver(false, "from-terraform"),
+				ExpectError: refused,
+			},
+			{
+				PreConfig:         func() { e.notApplied(t) },
 				Config:            e.takingOver(true, "from-terraform"),
 				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue(webAddress, tfjsonpath.New("revision"), knownvalue.Int64Exact(1))},
 				Check: resource.ComposeAggregateTestCheckFunc(e.configMapGreeting("from-terraform"), func(*terraform.State) error {
@@ -144,6 +169,59 @@ func TestAccRelease_takeOwnershipAdoptsObjectsWithoutOwner(t *testing.T) {
 			},
 			{
 				Config:           e.takingOver(true, "from-terraform"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
+	})
+}
+
+// An upgrade that adds to the chart an object that exists without an owner is refused at plan
+// time, naming it, and the release stays at its revision; with take_ownership the upgrade
+// adopts it.
+func TestAccRelease_takeOwnershipNeededForANewObjectWithoutOwner(t *testing.T) {
+	e := testAccRelease(t)
+	withIngress := func(takeOwnership bool) string {
+		return e.webRelease(fmt.Sprintf("  take_ownership = %t\n  set = { \"config.greeting\" = \"from-terraform\", \"ingress.enabled\" = \"true\" }", takeOwnership))
+	}
+	ingressOwner := func() string {
+		ing, err := e.kube.NetworkingV1().Ingresses(e.namespace).Get(context.Background(), "web", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ing.Annotations["meta.helm.sh/release-name"]
+	}
+	testAccResourceTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: e.takingOver(false, "from-terraform"),
+				Check:  e.onlyRevision(t, "web", "1:deployed"),
+			},
+			{
+				PreConfig: func() {
+					e.kubectlApply(t, "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: web\nspec:\n  rules:\n    - host: other.example.test\n"+
+						"      http:\n        paths:\n          - path: /\n            pathType: Prefix\n            backend:\n              service:\n"+
+						"                name: web\n                port:\n                  name: http\n")
+				},
+				Config:      withIngress(false),
+				ExpectError: wrappedText("Object Already Exists", "Ingress web exists in the cluster and no Helm release owns it", "Set take_ownership = true"),
+			},
+			{
+				PreConfig: func() {
+					if got := fmt.Sprint(e.helmRevisions(t, "web")); got != "[1:deployed]" || ingressOwner() != "" {
+						t.Errorf("after the refused plan, Helm's revisions of web = %s and Ingress web belongs to %q; want [1:deployed] and no owner", got, ingressOwner())
+					}
+				},
+				Config: withIngress(true),
+				Check: func(*terraform.State) error {
+					if owner := ingressOwner(); owner != "web" {
+						return fmt.Errorf("Ingress web belongs to release %q, want web", owner)
+					}
+					return nil
+				},
+			},
+			{
+				Config:           withIngress(true),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			},
 		},

@@ -74,8 +74,7 @@ func TestRequest_plan(t *testing.T) {
 
 // A plan that renders the recorded revision and then the next one reads Helm's storage once.
 func TestRequest_planReadsHelmStorageOnce(t *testing.T) {
-	stored := storedRelease(1, rcommon.StatusDeployed)
-	stored.Name = "web"
+	stored, _ := webRevision(t, webInputs(nil))
 	cluster, reads := countingCluster(t, stored)
 	req := Prepare(context.Background(), cluster, webInputs(map[string]string{"config.greeting": "hi"}))
 	p := planned(t, req, &Recorded{Manifests: map[string]string{"ConfigMap/web": "old"}, Complete: true, Revision: 1, Status: rcommon.StatusDeployed, ChartVersion: "1.0.0"})

@@ -15,25 +15,38 @@ import (
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 )
 
-// liveCluster is a Cluster whose history and live objects are given: live objects by name.
+// liveCluster is a Cluster whose history and live objects are given: live objects by name,
+// each answering for objects of its kind.
 type liveCluster struct {
-	history []*helmv1.Release
-	live    map[string]manifest.Object
-	liveErr error
+	history    []*helmv1.Release
+	historyErr error
+	live       map[string]manifest.Object
+	liveErr    error
+	// reads, when set, records each LiveObjects call: the kind and name of each object asked.
+	reads *[][]string
 }
 
 func (c liveCluster) History(context.Context, string, string) ([]*helmv1.Release, error) {
-	return c.history, nil
+	return c.history, c.historyErr
 }
 func (c liveCluster) Lookup(string) chart.Objects { return nil }
 func (c liveCluster) LiveObjects(_ context.Context, _ string, objs []manifest.Object) ([]manifest.Object, error) {
+	if c.reads != nil {
+		asked := make([]string, len(objs))
+		for i, obj := range objs {
+			asked[i] = objectName(obj)
+		}
+		*c.reads = append(*c.reads, asked)
+	}
 	if c.liveErr != nil {
 		return nil, c.liveErr
 	}
 	out := make([]manifest.Object, len(objs))
 	for i, obj := range objs {
 		name, _ := obj["metadata"].(map[string]any)["name"].(string)
-		out[i] = c.live[name]
+		if live := c.live[name]; live != nil && live["kind"] == obj["kind"] {
+			out[i] = live
+		}
 	}
 	return out, nil
 }

@@ -26,6 +26,23 @@ func (e *OwnedError) Error() string {
 
 func (e *OwnedError) Unwrap() error { return e.Err }
 
+// UnownedError is an object the apply would create that exists without the release's Helm
+// ownership metadata and belongs to no other release, so that Helm's install or upgrade would
+// fail on it unless the release takes ownership: made with kubectl apply or another tool, or
+// carrying the release's annotations without Helm's managed-by label.
+type UnownedError struct {
+	// Object is the object's kind and name; Annotated says its annotations name this release.
+	Object    string
+	Annotated bool
+}
+
+func (e *UnownedError) Error() string {
+	if e.Annotated {
+		return fmt.Sprintf("%s exists with the release's annotations but without the label app.kubernetes.io/managed-by=Helm", e.Object)
+	}
+	return fmt.Sprintf("%s exists without Helm's ownership metadata", e.Object)
+}
+
 // checkOwners refuses, when the release takes ownership, a rendering whose objects exist and
 // belong to another Helm release: Helm's --take-ownership would adopt them from it, and the
 // other release would then delete them at its next upgrade or uninstall. Without a cluster
@@ -39,7 +56,7 @@ func (r *Request) checkOwners(ctx context.Context, rendering *Rendering) error {
 	if err != nil {
 		return &OwnedError{Err: err}
 	}
-	self := helmrelease.Owner{Namespace: r.Namespace, Name: r.Name}
+	self := r.owner()
 	for i, obj := range live {
 		if obj == nil {
 			continue
@@ -51,10 +68,123 @@ func (r *Request) checkOwners(ctx context.Context, rendering *Rendering) error {
 	return nil
 }
 
+// checkPlanOwners refuses at plan time what Helm's ownership check would refuse at apply:
+// with take_ownership, objects of another release (checkOwners); without it, the objects next
+// creates (createdBy) that exist without the release's ownership metadata, an OwnedError for
+// one of another release, else an UnownedError. An upgrade that creates nothing reads nothing.
+// Without a cluster, a read history to tell what the apply creates, or the objects read (an
+// identity that may not get them), the apply's own Helm check is the only one.
+func (r *Request) checkPlanOwners(ctx context.Context, rendering *Rendering, next helmrelease.Next) error {
+	if r.TakeOwnership {
+		return r.checkOwners(ctx, rendering)
+	}
+	if r.cluster == nil {
+		return nil
+	}
+	objs, known := r.createdBy(rendering, next)
+	if !known || len(objs) == 0 {
+		return nil
+	}
+	// What cannot be read is left to the apply, which reads it again.
+	if live, err := r.cluster.LiveObjects(ctx, r.Namespace, objs); err == nil {
+		return r.refuseUnowned(objs, live)
+	}
+	return nil
+}
+
+// refuseUnowned returns the refusal of the first of objs whose live version (nil when it does
+// not exist) Helm would not install or upgrade the release over without taking ownership.
+func (r *Request) refuseUnowned(objs, live []manifest.Object) error {
+	self := r.owner()
+	for i, obj := range live {
+		if obj == nil || self.Owns(obj) {
+			continue
+		}
+		owner, _ := helmrelease.OwnerOf(obj)
+		if owner != self && owner != (helmrelease.Owner{}) {
+			return &OwnedError{Object: objectName(objs[i]), Owner: owner}
+		}
+		return &UnownedError{Object: objectName(objs[i]), Annotated: owner == self}
+	}
+	return nil
+}
+
+// owner is the release as the ownership annotations of its objects name it.
+func (r *Request) owner() helmrelease.Owner {
+	return helmrelease.Owner{Namespace: r.Namespace, Name: r.Name}
+}
+
+// createdBy returns the rendered objects that next creates, those whose ownership Helm checks
+// (action's existingResourceConflict): on an install every one, on an upgrade those that are
+// not in the manifest of the revision it upgrades from (Next.UpgradesFrom). Objects named by
+// generateName alone are left out, as Helm leaves them. known is false when Helm's history was
+// not read (next is then a guess the apply makes again) or does not hold that manifest.
+func (r *Request) createdBy(rendering *Rendering, next helmrelease.Next) (created []manifest.Object, known bool) {
+	if !r.History.Read {
+		return nil, false
+	}
+	var previous map[string]bool
+	if next.Operation != helmrelease.OperationInstall {
+		if previous, known = r.revisionKeys(next.UpgradesFrom); !known {
+			return nil, false
+		}
+	}
+	for _, obj := range rendering.Rendered.Objects {
+		if name, _ := objectMetadata(obj)["name"].(string); name != "" && !previous[r.helmKey(obj)] {
+			created = append(created, obj)
+		}
+	}
+	return created, true
+}
+
+// revisionKeys returns the helmKey of every object of the stored revision's manifest, false
+// when the history does not hold it or its manifest cannot be read.
+func (r *Request) revisionKeys(revision int) (map[string]bool, bool) {
+	for _, rel := range r.History.Revisions {
+		if rel == nil || rel.Version != revision {
+			continue
+		}
+		objs, err := manifest.SplitDocuments(rel.Manifest)
+		if err != nil {
+			return nil, false
+		}
+		keys := make(map[string]bool, len(objs))
+		for _, obj := range objs {
+			keys[r.helmKey(obj)] = true
+		}
+		return keys, true
+	}
+	return nil, false
+}
+
+// helmKey is an object's identity as Helm's upgrade compares the rendering with the previous
+// revision (action's objectKey): API version, kind, namespace and name, a namespaced object
+// that names no namespace being in the release's and a cluster-scoped one in none, as
+// LiveObjects reads them.
+func (r *Request) helmKey(obj manifest.Object) string {
+	metadata := objectMetadata(obj)
+	namespace, _ := metadata["namespace"].(string)
+	switch {
+	case !r.namespaced(obj):
+		namespace = ""
+	case namespace == "":
+		namespace = r.Namespace
+	}
+	apiVersion, _ := obj["apiVersion"].(string)
+	kind, _ := obj["kind"].(string)
+	name, _ := metadata["name"].(string)
+	return apiVersion + "/" + kind + "/" + namespace + "/" + name
+}
+
+// objectMetadata is obj's metadata, nil when it has none.
+func objectMetadata(obj manifest.Object) map[string]any {
+	metadata, _ := obj["metadata"].(map[string]any)
+	return metadata
+}
+
 // objectName is an object's kind and name, as a message names it.
 func objectName(obj manifest.Object) string {
-	metadata, _ := obj["metadata"].(map[string]any)
-	name, _ := metadata["name"].(string)
+	name, _ := objectMetadata(obj)["name"].(string)
 	kind, _ := obj["kind"].(string)
 	return kind + " " + name
 }

@@ -85,3 +85,136 @@ func TestRequest_takeOwnershipRefusesAnotherReleasesObject(t *testing.T) {
 		}
 	}
 }
+
+// webRevision is revision 1 of release web as Helm records an apply of in, deployed: the
+// manifest an upgrade compares its rendering with.
+func webRevision(t *testing.T, in Inputs) (*helmv1.Release, *Recorded) {
+	t.Helper()
+	rendering, err := Prepare(context.Background(), nil, in).Render(context.Background(), helmrelease.Target{Revision: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel := &helmv1.Release{
+		Name: "web", Namespace: testNamespace, Version: 1, Info: &helmv1.Info{Status: rcommon.StatusDeployed},
+		Chart:    &chartv2.Chart{Metadata: &chartv2.Metadata{Name: "web", Version: "1.0.0", APIVersion: "v2"}},
+		Manifest: rendering.Rendered.Manifest,
+	}
+	return rel, deployedAs(rendering.Manifests, 1)
+}
+
+// withMetadata returns obj with labels and annotations set (nil leaves them out).
+func withMetadata(obj manifest.Object, labels, annotations map[string]any) manifest.Object {
+	metadata := obj["metadata"].(map[string]any)
+	if labels != nil {
+		metadata["labels"] = labels
+	}
+	if annotations != nil {
+		metadata["annotations"] = annotations
+	}
+	return obj
+}
+
+// helmOwned are the label and annotations Helm gives the objects of release owner.
+func helmOwned(obj manifest.Object, owner string) manifest.Object {
+	return withMetadata(obj, map[string]any{"app.kubernetes.io/managed-by": "Helm"},
+		map[string]any{"meta.helm.sh/release-name": owner, "meta.helm.sh/release-namespace": testNamespace})
+}
+
+// Without take_ownership, a plan to install refuses an object of the chart that exists without
+// the release's ownership metadata, as Helm's install would, naming it and what owns it; every
+// object of the chart is read, once. An object of this release passes.
+func TestRequest_planRefusesExistingObjectsHelmWouldRefuse(t *testing.T) {
+	unowned := configMap("web", map[string]any{"greeting": "from-kubectl"})
+	annotatedOnly := withMetadata(configMap("web", nil), nil, map[string]any{"meta.helm.sh/release-name": "web", "meta.helm.sh/release-namespace": testNamespace})
+	tests := []struct {
+		name      string
+		live      manifest.Object
+		unowned   *UnownedError
+		ownedBy   string
+		wantReads int
+	}{
+		{name: "without owner", live: unowned, unowned: &UnownedError{Object: "ConfigMap web"}},
+		{name: "annotated for this release without Helm's label", live: annotatedOnly, unowned: &UnownedError{Object: "ConfigMap web", Annotated: true}},
+		{name: "of another release", live: helmOwned(configMap("web", nil), "other"), ownedBy: "other"},
+		{name: "of this release", live: helmOwned(configMap("web", nil), "web")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var reads [][]string
+			cluster := liveCluster{live: map[string]manifest.Object{"web": tt.live}, reads: &reads}
+			_, err := Prepare(context.Background(), cluster, webInputs(nil)).Plan(context.Background(), nil, nil)
+			var unowned *UnownedError
+			var owned *OwnedError
+			switch {
+			case tt.unowned != nil:
+				if !errors.As(err, &unowned) || *unowned != *tt.unowned {
+					t.Errorf("plan = %v, want %#v", err, tt.unowned)
+				}
+			case tt.ownedBy != "":
+				if !errors.As(err, &owned) || owned.Object != "ConfigMap web" || owned.Owner.Name != tt.ownedBy {
+					t.Errorf("plan = %v, want an OwnedError of ConfigMap web naming release %s", err, tt.ownedBy)
+				}
+			case err != nil:
+				t.Errorf("plan = %v, want it planned", err)
+			}
+			if len(reads) != 1 || len(reads[0]) != 4 {
+				t.Errorf("the plan read %v, want every object of the chart read at once", reads)
+			}
+		})
+	}
+}
+
+// Without take_ownership, a plan to upgrade reads only the objects that are not in the
+// revision it upgrades from, as Helm's upgrade checks only those: one new in the chart that
+// exists without an owner is refused; an upgrade that adds no object reads nothing, whatever
+// the live objects' metadata.
+func TestRequest_planUpgradeChecksOnlyNewObjects(t *testing.T) {
+	rel, recorded := webRevision(t, webInputs(nil))
+	ingress := manifest.Object{"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": map[string]any{"name": "web", "namespace": testNamespace}}
+	var reads [][]string
+	cluster := liveCluster{history: []*helmv1.Release{rel}, live: map[string]manifest.Object{"web": ingress}, reads: &reads}
+	withIngress := webInputs(map[string]string{"ingress.enabled": "true"})
+	_, err := Prepare(context.Background(), cluster, withIngress).Plan(context.Background(), recorded, nil)
+	var unowned *UnownedError
+	if !errors.As(err, &unowned) || unowned.Object != "Ingress web" {
+		t.Fatalf("plan adding an Ingress that exists without owner = %v, want an UnownedError of Ingress web", err)
+	}
+	if len(reads) != 1 || len(reads[0]) != 1 || reads[0][0] != "Ingress web" {
+		t.Errorf("the plan read %v, want only the new Ingress read", reads)
+	}
+
+	reads = nil
+	cluster.live = map[string]manifest.Object{"web": configMap("web", map[string]any{"greeting": "from-kubectl"})}
+	p, err := Prepare(context.Background(), cluster, webInputs(map[string]string{"config.greeting": "hi"})).Plan(context.Background(), recorded, nil)
+	if err != nil || p.Unchanged || p.Next.Operation != helmrelease.OperationUpgrade {
+		t.Fatalf("plan changing a value = %+v, %v; want an upgrade", p, err)
+	}
+	if len(reads) != 0 {
+		t.Errorf("an upgrade that adds no object read %v, want nothing read", reads)
+	}
+}
+
+// Without take_ownership, a plan whose objects cannot be read (an identity that may not get
+// them) or without a history to tell which objects the apply creates is made without the
+// check, as one without a cluster: the apply's Helm checks alone. With take_ownership, a failed
+// read refuses the plan.
+func TestRequest_planOwnersUnread(t *testing.T) {
+	refused := errors.New("configmaps is forbidden")
+	var reads [][]string
+	cluster := liveCluster{liveErr: refused, reads: &reads}
+	if _, err := Prepare(context.Background(), cluster, webInputs(nil)).Plan(context.Background(), nil, nil); err != nil || len(reads) != 1 {
+		t.Errorf("plan whose objects cannot be read = %v after reading %v; want it planned after one read", err, reads)
+	}
+	in := webInputs(nil)
+	in.TakeOwnership = true
+	_, err := Prepare(context.Background(), cluster, in).Plan(context.Background(), nil, nil)
+	var owned *OwnedError
+	if !errors.As(err, &owned) || !errors.Is(err, refused) {
+		t.Errorf("plan with take_ownership whose objects cannot be read = %v, want an OwnedError wrapping the refusal", err)
+	}
+	reads = nil
+	cluster = liveCluster{historyErr: errors.New("secrets is forbidden"), live: map[string]manifest.Object{"web": configMap("web", nil)}, reads: &reads}
+	if _, err := Prepare(context.Background(), cluster, webInputs(nil)).Plan(context.Background(), nil, nil); err != nil || len(reads) > 0 {
+		t.Errorf("plan without a history = %v after reading %v; want it planned, nothing read", err, reads)
+	}
+}
