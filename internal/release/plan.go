@@ -84,7 +84,7 @@ func (r *Request) Plan(ctx context.Context, recorded *Recorded, onlyIgnoredDiffe
 	if err != nil {
 		return nil, err
 	}
-	if err := r.checkPlanOwners(ctx, rendering, next); err != nil {
+	if err := r.checkPlanOwners(ctx, rendering, recorded, next); err != nil {
 		return nil, err
 	}
 	r.keepUnchanged(rendering, recorded.manifests())

@@ -74,14 +74,14 @@ func (r *Request) checkOwners(ctx context.Context, rendering *Rendering) error {
 // one of another release, else an UnownedError. An upgrade that creates nothing reads nothing.
 // Without a cluster, a read history to tell what the apply creates, or the objects read (an
 // identity that may not get them), the apply's own Helm check is the only one.
-func (r *Request) checkPlanOwners(ctx context.Context, rendering *Rendering, next helmrelease.Next) error {
+func (r *Request) checkPlanOwners(ctx context.Context, rendering *Rendering, recorded *Recorded, next helmrelease.Next) error {
 	if r.TakeOwnership {
 		return r.checkOwners(ctx, rendering)
 	}
 	if r.cluster == nil {
 		return nil
 	}
-	objs, known := r.createdBy(rendering, next)
+	objs, known := r.createdBy(rendering, recorded, next)
 	if !known || len(objs) == 0 {
 		return nil
 	}
@@ -119,9 +119,12 @@ func (r *Request) owner() helmrelease.Owner {
 // not in the manifest of the revision it upgrades from (Next.UpgradesFrom). Objects named by
 // generateName alone are left out, as Helm leaves them. known is false when Helm's history was
 // not read (next is then a guess the apply makes again) or does not hold that manifest.
-func (r *Request) createdBy(rendering *Rendering, next helmrelease.Next) (created []manifest.Object, known bool) {
+func (r *Request) createdBy(rendering *Rendering, recorded *Recorded, next helmrelease.Next) (created []manifest.Object, known bool) {
 	if !r.History.Read {
 		return nil, false
+	}
+	if next.Operation != helmrelease.OperationInstall && r.recordedHoldsAll(rendering, recorded, next.UpgradesFrom) {
+		return nil, true
 	}
 	var previous map[string]bool
 	if next.Operation != helmrelease.OperationInstall {
@@ -135,6 +138,21 @@ func (r *Request) createdBy(rendering *Rendering, next helmrelease.Next) (create
 		}
 	}
 	return created, true
+}
+
+// recordedHoldsAll reports whether the state's record of revision, the one the upgrade starts
+// from, holds every rendered object: then the upgrade creates none, and the revision's manifest
+// (a YAML parse of every object of a large release) need not be read.
+func (r *Request) recordedHoldsAll(rendering *Rendering, recorded *Recorded, revision int) bool {
+	if recorded == nil || recorded.Revision != revision {
+		return false
+	}
+	for _, obj := range rendering.Rendered.Objects {
+		if _, ok := recorded.Manifests[r.Redactor.Key(obj, r.Namespace)]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // revisionKeys returns the helmKey of every object of the stored revision's manifest, false

@@ -218,3 +218,28 @@ func TestRequest_planOwnersUnread(t *testing.T) {
 		t.Errorf("plan without a history = %v after reading %v; want it planned, nothing read", err, reads)
 	}
 }
+
+// An upgrade whose rendered objects the state records for the revision it starts from creates
+// none: the revision's manifest is not read for it, and nothing is read of the cluster; a
+// record of another revision does not stand for it.
+func TestRequest_planUpgradeTrustsTheRecordOfItsRevision(t *testing.T) {
+	rel, recorded := webRevision(t, webInputs(nil))
+	// A manifest that holds none of the objects: read, it would make every object look new.
+	bare := *rel
+	bare.Manifest = ""
+	var reads [][]string
+	cluster := liveCluster{history: []*helmv1.Release{&bare}, live: map[string]manifest.Object{"web": configMap("web", map[string]any{"greeting": "from-kubectl"})}, reads: &reads}
+	changed := webInputs(map[string]string{"config.greeting": "hi"})
+	if _, err := Prepare(context.Background(), cluster, changed).Plan(context.Background(), recorded, nil); err != nil {
+		t.Fatalf("plan = %v, want it planned from the record of revision 1", err)
+	}
+	if len(reads) != 0 {
+		t.Errorf("the plan read %v, want nothing: the record of revision 1 holds every object", reads)
+	}
+
+	other := *recorded
+	other.Revision = 7
+	if _, err := Prepare(context.Background(), cluster, changed).Plan(context.Background(), &other, nil); err == nil {
+		t.Error("a record of revision 7 stood for revision 1: the objects its manifest lacks were not checked")
+	}
+}
