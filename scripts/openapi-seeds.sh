@@ -3,10 +3,13 @@
 # internal/kube/seeds/v<major>.<minor>/, gzipped and named by their content hash, for the
 # provider to read from its binary instead of downloading them (internal/kube/openapi_seeds.go).
 # Built-in group versions are those the server's APIService objects serve locally: no CRD's,
-# no aggregated API's. A built-in document depends only on the server's minor version.
+# no aggregated API's. A built-in document is the same on every API server of a minor version
+# (its info names only the minor); the provider uses one only for the exact bytes it hashes to.
 #
 #   scripts/openapi-seeds.sh                       # the local cluster (scripts/cluster-up.sh)
-#   scripts/openapi-seeds.sh --kubeconfig FILE     # any other cluster, as kubectl reaches it
+#   scripts/openapi-seeds.sh --kubeconfig FILE     # any other cluster, as kubectl reaches it: an
+#                                                  # API server of another version (etcd and
+#                                                  # kube-apiserver alone are enough)
 set -euo pipefail
 scripts="$(cd "$(dirname "$0")" && pwd)"
 # shellcheck source=lib.sh
