@@ -1,6 +1,10 @@
 package helmrelease
 
-import "github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+import (
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+)
 
 // Owner is the Helm release an object belongs to, as its ownership annotations name it.
 type Owner struct{ Namespace, Name string }
@@ -16,7 +20,7 @@ const (
 // OwnerOf returns the release obj's ownership annotations name, false when they name none:
 // an object created by other means than Helm (kubectl apply), which taking ownership adopts.
 func OwnerOf(obj manifest.Object) (Owner, bool) {
-	annotations := metadataStrings(obj, "annotations")
+	annotations := (&unstructured.Unstructured{Object: obj}).GetAnnotations()
 	name, namespace := annotations[annotationReleaseName], annotations[annotationReleaseNamespace]
 	if name == "" && namespace == "" {
 		return Owner{}, false
@@ -30,21 +34,5 @@ func OwnerOf(obj manifest.Object) (Owner, bool) {
 // name o but that lacks the label is refused as well.
 func (o Owner) Owns(obj manifest.Object) bool {
 	owner, _ := OwnerOf(obj)
-	return owner == o && metadataStrings(obj, "labels")[labelManagedBy] == managedByHelm
-}
-
-// metadataStrings returns obj's metadata.<field> (labels or annotations), nil when it has none.
-func metadataStrings(obj manifest.Object, field string) map[string]string {
-	metadata, _ := obj["metadata"].(map[string]any)
-	values, _ := metadata[field].(map[string]any)
-	if len(values) == 0 {
-		return nil
-	}
-	out := make(map[string]string, len(values))
-	for k, v := range values {
-		if s, ok := v.(string); ok {
-			out[k] = s
-		}
-	}
-	return out
+	return owner == o && (&unstructured.Unstructured{Object: obj}).GetLabels()[labelManagedBy] == managedByHelm
 }

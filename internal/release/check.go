@@ -107,8 +107,12 @@ func (r *Request) Check(ctx context.Context, rendered *Rendering, recorded *Reco
 	}
 	objs := r.validateObjects(rendered)
 	previous := recorded.manifests()
+	var changed []changedObject
+	if level == CheckAll {
+		changed = r.changed(rendered, previous)
+	}
 	var namespace namespaceRead
-	if level == CheckAll && c != nil && len(r.changed(rendered, previous)) > 0 {
+	if c != nil && len(changed) > 0 {
 		// The dry run needs the namespace's labels: they are read while the schemas are, one
 		// round trip through the agent's tunnel instead of two.
 		namespace = readNamespace(ctx, c, r.Namespace)
@@ -132,7 +136,7 @@ func (r *Request) Check(ctx context.Context, rendered *Rendering, recorded *Reco
 		return out
 	}
 	defined := validate.DefinedKinds(slices.Concat(objs, opts.Definitions))
-	out.DryRun = r.dryRun(ctx, rendered, previous, defined, c, namespace, unreachable)
+	out.DryRun = r.dryRun(ctx, changed, defined, c, namespace, unreachable)
 	return out
 }
 
@@ -263,8 +267,7 @@ func (r *Request) namespaced(obj manifest.Object) bool {
 // (nothing is written). Objects of kinds that defined holds and the cluster does not serve yet
 // are not dry-run: the plan checked them against those definitions. In a namespace that does
 // not exist yet, only cluster-scoped objects are.
-func (r *Request) dryRun(ctx context.Context, rendered *Rendering, previous map[string]string, defined map[schema.GroupKind]bool, c Checker, namespace namespaceRead, unreachable error) *DryRunChecked {
-	changed := r.changed(rendered, previous)
+func (r *Request) dryRun(ctx context.Context, changed []changedObject, defined map[schema.GroupKind]bool, c Checker, namespace namespaceRead, unreachable error) *DryRunChecked {
 	if len(changed) == 0 {
 		return nil
 	}
