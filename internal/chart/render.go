@@ -18,6 +18,7 @@ import (
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/draw"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/parallel"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/patch"
 )
 
@@ -210,17 +211,25 @@ func fromFiles(ch *helmchart.Chart, files map[string]string) (*Rendered, error) 
 		return nil, fmt.Errorf("render chart %s: %w", name, err)
 	}
 
-	var text strings.Builder
-	for _, m := range manifests {
-		fmt.Fprintf(&text, "---\n# Source: %s\n%s\n", m.Name, m.Content)
-		// Parse the document exactly as Helm writes it into the release manifest it applies,
-		// newline included: a "|" block scalar ending a template keeps its final newline.
-		objs, err := manifest.SplitDocuments(m.Content + "\n")
-		if err != nil {
-			return nil, fmt.Errorf("render chart %s: %s: %w", name, m.Name, err)
+	// The templates' documents parse on every core; the errors are then read in Helm's order.
+	parsed := make([][]manifest.Object, len(manifests))
+	errs := make([]error, len(manifests))
+	parallel.Chunks(len(manifests), func(start, end int) {
+		for i := start; i < end; i++ {
+			// Parse the document exactly as Helm writes it into the release manifest it
+			// applies, newline included: a "|" block scalar ending a template keeps its final
+			// newline.
+			parsed[i], errs[i] = manifest.SplitDocuments(manifests[i].Content + "\n")
 		}
-		out.Objects = append(out.Objects, objs...)
-		out.ObjectSources = appendSource(out.ObjectSources, m.Name, len(objs))
+	})
+	var text strings.Builder
+	for i, m := range manifests {
+		fmt.Fprintf(&text, "---\n# Source: %s\n%s\n", m.Name, m.Content)
+		if errs[i] != nil {
+			return nil, fmt.Errorf("render chart %s: %s: %w", name, m.Name, errs[i])
+		}
+		out.Objects = append(out.Objects, parsed[i]...)
+		out.ObjectSources = appendSource(out.ObjectSources, m.Name, len(parsed[i]))
 	}
 	out.Manifest = text.String()
 

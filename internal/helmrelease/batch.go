@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/parallel"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-
-	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/kube"
 )
 
 // kindLister lists every object of one resource in a namespace ("" for cluster scope). A
@@ -59,7 +59,7 @@ func getAll(ctx context.Context, reader objectGetter, refs []objectRef, atOnce i
 	}
 	lists := make([]map[string]*unstructured.Unstructured, len(groups))
 	errs := make([]error, len(groups)+len(rest))
-	kube.Concurrently(len(groups)+len(rest), atOnce, func(i int) {
+	parallel.Each(len(groups)+len(rest), atOnce, func(i int) {
 		if i < len(groups) {
 			lists[i], errs[i] = lister.List(ctx, groups[i].resource, groups[i].namespace)
 			return

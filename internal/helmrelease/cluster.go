@@ -5,6 +5,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/parallel"
+
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 
@@ -37,7 +39,7 @@ func (c *Client) DryRun(ctx context.Context, objs []manifest.Object) ([]DryRunAn
 		return nil, err
 	}
 	answers := make([]DryRunAnswer, len(objs))
-	kube.Concurrently(len(objs), dryRunConcurrency, func(i int) {
+	parallel.Each(len(objs), dryRunConcurrency, func(i int) {
 		result, err := runner.DryRunApply(ctx, objs[i], FieldManager)
 		answers[i] = DryRunAnswer{Result: result, Err: err, Unserved: errors.As(err, new(*kube.UnknownKindError))}
 	})

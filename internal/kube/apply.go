@@ -3,7 +3,8 @@ package kube
 import (
 	"context"
 	"fmt"
-	"sync"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/parallel"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -65,26 +66,10 @@ const getAllAtOnce = 8
 func (c *Clients) GetAll(ctx context.Context, objs []map[string]any) ([]*unstructured.Unstructured, []error) {
 	live := make([]*unstructured.Unstructured, len(objs))
 	errs := make([]error, len(objs))
-	Concurrently(len(objs), getAllAtOnce, func(i int) {
+	parallel.Each(len(objs), getAllAtOnce, func(i int) {
 		live[i], errs[i] = c.Get(ctx, objs[i])
 	})
 	return live, errs
-}
-
-// Concurrently calls do(i) for each i below n, at most limit calls at a time, and returns
-// when all have returned. Each call writes only what its i owns.
-func Concurrently(n, limit int, do func(i int)) {
-	slots := make(chan struct{}, max(limit, 1))
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Add(1)
-		slots <- struct{}{}
-		go func() {
-			defer func() { <-slots; wg.Done() }()
-			do(i)
-		}()
-	}
-	wg.Wait()
 }
 
 // Delete deletes the object obj names, in the background (its dependents are

@@ -3,6 +3,8 @@ package manifest
 import (
 	"fmt"
 	"strings"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/parallel"
 )
 
 // Manifests normalizes, redacts and renders each object and returns the
@@ -24,18 +26,31 @@ func Manifests(objs []Object, defaultNamespace string, isNamespaced func(apiVers
 // Manifests is [Manifests] hiding r's sensitive values as well.
 func (r *Redactor) Manifests(objs []Object, defaultNamespace string, isNamespaced func(apiVersion, kind string) bool) (map[string]string, error) {
 	r = r.withValues(harvestSecretValues(objs))
-	manifests := make(map[string]string, len(objs))
-	err := r.eachKeyed(objs, defaultNamespace, isNamespaced, func(key string, normalized Object) error {
-		r.redactInPlace(normalized)
-		text, err := Render(normalized)
-		if err != nil {
-			return fmt.Errorf("%s: %w", key, err)
-		}
-		manifests[key] = text
+	var keys []string
+	var normalized []Object
+	err := r.eachKeyed(objs, defaultNamespace, isNamespaced, func(key string, obj Object) error {
+		keys, normalized = append(keys, key), append(normalized, obj)
 		return nil
 	})
 	if err != nil {
 		return nil, err
+	}
+	// Each object is redacted and written on every core: it owns its normalized copy, and
+	// the redactor is only read. The errors are then read in the objects' order.
+	texts := make([]string, len(keys))
+	errs := make([]error, len(keys))
+	parallel.Chunks(len(keys), func(start, end int) {
+		for i := start; i < end; i++ {
+			r.redactInPlace(normalized[i])
+			texts[i], errs[i] = Render(normalized[i])
+		}
+	})
+	manifests := make(map[string]string, len(keys))
+	for i, key := range keys {
+		if errs[i] != nil {
+			return nil, fmt.Errorf("%s: %w", key, errs[i])
+		}
+		manifests[key] = texts[i]
 	}
 	return manifests, nil
 }

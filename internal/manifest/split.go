@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/parallel"
+
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/yaml"
 )
@@ -37,9 +39,19 @@ type rawDocument struct {
 // errors through [Redactor.String] before showing them when the text may
 // hold sensitive values.
 func SplitDocuments(yamlText string) ([]Object, error) {
+	docs := splitYAMLStream(yamlText)
+	// Documents parse on every core: at a thousand objects, parsing is most of a plan's
+	// rendering. The errors are then read in the stream's order.
+	values := make([]any, len(docs))
+	errs := make([]error, len(docs))
+	parallel.Chunks(len(docs), func(start, end int) {
+		for i := start; i < end; i++ {
+			values[i], errs[i] = parseDocument(docs[i])
+		}
+	})
 	var objs []Object
-	for _, doc := range splitYAMLStream(yamlText) {
-		value, err := parseDocument(doc)
+	for i, doc := range docs {
+		value, err := values[i], errs[i]
 		if err != nil {
 			return nil, fmt.Errorf("document %d (line %d): %w", doc.index, doc.line, err)
 		}

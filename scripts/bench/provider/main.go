@@ -34,6 +34,9 @@ func main() {
 	if err != nil {
 		log.Fatal(err.Error())
 	}
+	if err := provider.SilenceUnaskedLogs(os.LookupEnv, os.Setenv); err != nil {
+		log.Fatal(err.Error())
+	}
 	err = providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
 		Address: provider.RegistryAddress,
 	})
