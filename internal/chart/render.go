@@ -206,7 +206,7 @@ func fromFiles(ch *helmchart.Chart, files map[string]string) (*Rendered, error) 
 		out.Files[file] = content
 	}
 	out.Notes = takeNotes(files, name)
-	hooks, manifests, err := releaseutil.SortManifests(files, nil, releaseutil.InstallOrder)
+	hooks, manifests, err := sortManifests(files)
 	if err != nil {
 		return nil, fmt.Errorf("render chart %s: %w", name, err)
 	}
