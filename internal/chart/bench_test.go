@@ -8,6 +8,8 @@ import (
 
 	"helm.sh/helm/v4/pkg/chart/common"
 	helmchart "helm.sh/helm/v4/pkg/chart/v2"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 )
 
 // benchmarkSizes are the object counts the generated fixture renders.
@@ -43,6 +45,7 @@ func BenchmarkManifests(b *testing.B) {
 		b.Run(fmt.Sprintf("objects=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
+				manifest.ForgetWritten() // as a new process writes them
 				manifests, err := keyedManifests(rendered, "review-x", sensitive, nil)
 				if err != nil {
 					b.Fatal(err)
@@ -81,6 +84,7 @@ func BenchmarkPlanRendering(b *testing.B) {
 				renders := countRenders(b)
 				plans := 0
 				for b.Loop() {
+					manifest.ForgetWritten() // as a new process writes them
 					planRendering(b, l, v, o, n)
 					plans++
 				}

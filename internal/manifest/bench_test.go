@@ -155,14 +155,37 @@ func BenchmarkDiff(b *testing.B) {
 	}
 }
 
+// BenchmarkManifests writes every object, as a new process does.
 func BenchmarkManifests(b *testing.B) {
 	for _, n := range benchmarkSizes {
 		objs := generatedObjects(b, n)
 		b.Run(fmt.Sprintf("objects=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
+				ForgetWritten()
 				if _, err := Manifests(objs, "review-x", nil); err != nil {
 					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkManifests_refreshThenPlan writes a release's objects twice in one process, as a
+// refresh and the plan after it do, with one object changed in between.
+func BenchmarkManifests_refreshThenPlan(b *testing.B) {
+	for _, n := range benchmarkSizes {
+		live := generatedObjects(b, n)
+		rendered := generatedObjects(b, n)
+		rendered[n/2]["metadata"].(map[string]any)["labels"] = map[string]any{"changed": "yes"}
+		b.Run(fmt.Sprintf("objects=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				ForgetWritten()
+				for _, objs := range [][]Object{live, rendered} {
+					if _, err := Manifests(objs, "review-x", nil); err != nil {
+						b.Fatal(err)
+					}
 				}
 			}
 		})

@@ -36,13 +36,14 @@ func (r *Redactor) Manifests(objs []Object, defaultNamespace string, isNamespace
 		return nil, err
 	}
 	// Each object is redacted and written on every core: it owns its normalized copy, and
-	// the redactor is only read. The errors are then read in the objects' order.
+	// the redactor is only read. An object of the same content as one written before in this
+	// process takes that text (remember.go). The errors are then read in the objects' order.
 	texts := make([]string, len(keys))
 	errs := make([]error, len(keys))
 	parallel.Chunks(len(keys), func(start, end int) {
 		for i := start; i < end; i++ {
 			r.redactInPlace(normalized[i])
-			texts[i], errs[i] = Render(normalized[i])
+			texts[i], errs[i] = written.render(normalized[i])
 		}
 	})
 	manifests := make(map[string]string, len(keys))

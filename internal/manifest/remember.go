@@ -1,0 +1,122 @@
+package manifest
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"maps"
+	"math"
+	"slices"
+	"sync"
+)
+
+// written remembers the text [Render] gave objects in this process, by their content. A
+// refresh writes the live objects of a release and the plan after it, in the same process,
+// the rendering's: where nothing changed they are the same objects, and writing YAML is most of
+// what [Redactor.Manifests] costs.
+var written = newTextMemo(1<<14, Render)
+
+// ForgetWritten empties the memory of written texts, for benchmarks that measure what a new
+// process writes.
+func ForgetWritten() {
+	written.mu.Lock()
+	written.texts = nil
+	written.mu.Unlock()
+}
+
+// textMemo maps the content digest of objects ([contentDigest]) to their text. When it holds
+// limit texts it starts again empty, so a long process (the acceptance tests') keeps at most
+// that many.
+type textMemo struct {
+	mu    sync.Mutex
+	texts map[[sha256.Size]byte]string
+	limit int
+	write func(Object) (string, error)
+}
+
+func newTextMemo(limit int, write func(Object) (string, error)) *textMemo {
+	return &textMemo{limit: limit, write: write}
+}
+
+// render returns Render(obj), from memory when an object of the same content was written.
+func (m *textMemo) render(obj Object) (string, error) {
+	digest, ok := contentDigest(obj)
+	if !ok {
+		return m.write(obj)
+	}
+	m.mu.Lock()
+	text, ok := m.texts[digest]
+	m.mu.Unlock()
+	if ok {
+		return text, nil
+	}
+	text, err := m.write(obj)
+	if err != nil {
+		return "", err
+	}
+	m.mu.Lock()
+	if m.texts == nil || len(m.texts) >= m.limit {
+		m.texts = make(map[[sha256.Size]byte]string)
+	}
+	m.texts[digest] = text
+	m.mu.Unlock()
+	return text, nil
+}
+
+// contentDigest is the SHA-256 of obj's content with the type of every scalar, mapping keys
+// sorted: equal digests mean objects Render writes alike. Objects with values other than
+// plain JSON ones are not digested (false).
+func contentDigest(obj Object) ([sha256.Size]byte, bool) {
+	buf, ok := appendContent(make([]byte, 0, 2048), obj)
+	if !ok {
+		return [sha256.Size]byte{}, false
+	}
+	return sha256.Sum256(buf), true
+}
+
+// appendContent appends an unambiguous encoding of value to buf: a tag for each type, lengths
+// before strings, mappings and lists.
+func appendContent(buf []byte, value any) ([]byte, bool) {
+	switch v := value.(type) {
+	case nil:
+		return append(buf, 'n'), true
+	case string:
+		return appendString(append(buf, 's'), v), true
+	case bool:
+		if v {
+			return append(buf, 't'), true
+		}
+		return append(buf, 'f'), true
+	case int64:
+		return binary.BigEndian.AppendUint64(append(buf, 'i'), uint64(v)), true
+	case int:
+		return binary.BigEndian.AppendUint64(append(buf, 'i'), uint64(int64(v))), true
+	case int32:
+		return binary.BigEndian.AppendUint64(append(buf, 'i'), uint64(int64(v))), true
+	case float64:
+		return binary.BigEndian.AppendUint64(append(buf, 'd'), math.Float64bits(v)), true
+	case map[string]any:
+		buf = binary.AppendUvarint(append(buf, 'm'), uint64(len(v)))
+		for _, key := range slices.Sorted(maps.Keys(v)) {
+			var ok bool
+			if buf, ok = appendContent(appendString(buf, key), v[key]); !ok {
+				return nil, false
+			}
+		}
+		return buf, true
+	case []any:
+		buf = binary.AppendUvarint(append(buf, 'a'), uint64(len(v)))
+		for _, elem := range v {
+			var ok bool
+			if buf, ok = appendContent(buf, elem); !ok {
+				return nil, false
+			}
+		}
+		return buf, true
+	default:
+		return nil, false
+	}
+}
+
+func appendString(buf []byte, s string) []byte {
+	return append(binary.AppendUvarint(buf, uint64(len(s))), s...)
+}
