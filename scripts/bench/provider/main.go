@@ -7,6 +7,8 @@
 //     gRPC; the server then returns from Serve and this runs.
 //   - GITLABK8S_BENCH_CPUPROFILE_DIR: write a CPU profile of the whole process to
 //     <dir>/cpu-<pid>.pprof, for `go tool pprof`.
+//   - GITLABK8S_BENCH_TRACE_DIR: write an execution trace of the whole process to
+//     <dir>/trace-<pid>.out, for `go tool trace`: which work waits for which, core by core.
 //
 // It lives here rather than in the provider's main so the shipped binary carries no measuring code.
 package main
@@ -18,6 +20,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"runtime/trace"
 	"syscall"
 	"time"
 
@@ -34,12 +37,17 @@ func main() {
 	if err != nil {
 		log.Fatal(err.Error())
 	}
+	stopTrace, err := startTrace(os.Getenv("GITLABK8S_BENCH_TRACE_DIR"))
+	if err != nil {
+		log.Fatal(err.Error())
+	}
 	if err := provider.SilenceUnaskedLogs(os.LookupEnv, os.Setenv); err != nil {
 		log.Fatal(err.Error())
 	}
 	err = providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
 		Address: provider.RegistryAddress,
 	})
+	stopTrace()
 	stopProfile()
 	if rssErr := recordPeakRSS(os.Getenv("GITLABK8S_BENCH_RSS_FILE")); rssErr != nil {
 		log.Print(rssErr.Error())
@@ -65,6 +73,26 @@ func startCPUProfile(dir string) (func(), error) {
 	}
 	return func() {
 		pprof.StopCPUProfile()
+		_ = f.Close()
+	}, nil
+}
+
+// startTrace starts an execution trace into dir when dir is set and returns the function that
+// stops it and closes the file.
+func startTrace(dir string) (func(), error) {
+	if dir == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(filepath.Join(dir, fmt.Sprintf("trace-%d.out", os.Getpid())))
+	if err != nil {
+		return nil, fmt.Errorf("create trace: %w", err)
+	}
+	if err := trace.Start(f); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("start trace: %w", err)
+	}
+	return func() {
+		trace.Stop()
 		_ = f.Close()
 	}, nil
 }
