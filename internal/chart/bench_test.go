@@ -45,7 +45,7 @@ func BenchmarkManifests(b *testing.B) {
 		b.Run(fmt.Sprintf("objects=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				forgetRemembered() // as a new process writes them
+				manifest.ForgetWritten() // as a new process writes them
 				manifests, err := keyedManifests(rendered, "review-x", sensitive, nil)
 				if err != nil {
 					b.Fatal(err)
@@ -84,7 +84,7 @@ func BenchmarkPlanRendering(b *testing.B) {
 				renders := countRenders(b)
 				plans := 0
 				for b.Loop() {
-					forgetRemembered() // as a new process writes them
+					manifest.ForgetWritten() // as a new process writes them
 					planRendering(b, l, v, o, n)
 					plans++
 				}
@@ -95,8 +95,7 @@ func BenchmarkPlanRendering(b *testing.B) {
 }
 
 // BenchmarkPlanRendering_recordedThenNext is what a one-change plan renders in one process: the
-// recorded revision, then the next, one object more. Against twice BenchmarkPlanRendering, it
-// shows what remembering the first rendering's documents saves the second.
+// recorded revision, then the next, one object more.
 func BenchmarkPlanRendering_recordedThenNext(b *testing.B) {
 	l := loadFixtureB(b, "generated")
 	o := RenderOptions{ReleaseName: "bench", Namespace: "review-x"}
@@ -106,7 +105,7 @@ func BenchmarkPlanRendering_recordedThenNext(b *testing.B) {
 		b.Run(fmt.Sprintf("objects=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				forgetRemembered() // as a new process renders them
+				manifest.ForgetWritten() // as a new process renders them
 				planRendering(b, l, recorded, o, n)
 				planRendering(b, l, next, o, n+1)
 			}
@@ -162,11 +161,4 @@ func TestPlanRendering_rendersTwicePlusOncePerRound(t *testing.T) {
 			t.Errorf("with sensitive values %t: %d renderings, want %d", sensitive, *renders, want)
 		}
 	}
-}
-
-// forgetRemembered empties what the process remembers of earlier renderings: written texts,
-// parsed documents and Helm's sort of each document.
-func forgetRemembered() {
-	manifest.ForgetRemembered()
-	sortedDocuments.memory.Forget()
 }

@@ -219,7 +219,7 @@ func fromFiles(ch *helmchart.Chart, files map[string]string) (*Rendered, error) 
 			// Parse the document exactly as Helm writes it into the release manifest it
 			// applies, newline included: a "|" block scalar ending a template keeps its final
 			// newline.
-			parsed[i], errs[i] = manifest.SplitRemembered(manifests[i].Content + "\n")
+			parsed[i], errs[i] = manifest.SplitDocuments(manifests[i].Content + "\n")
 		}
 	})
 	var text strings.Builder

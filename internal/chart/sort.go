@@ -1,7 +1,6 @@
 package chart
 
 import (
-	"crypto/sha256"
 	"maps"
 	"slices"
 	"sort"
@@ -9,7 +8,6 @@ import (
 	release "helm.sh/helm/v4/pkg/release/v1"
 	releaseutil "helm.sh/helm/v4/pkg/release/v1/util"
 
-	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/parallel"
 )
 
@@ -20,8 +18,7 @@ import (
 // order, keeps hooks and objects in that order, then sorts both by kind, stably. Here each
 // document is handed to Helm's SortManifests alone, under its file's path, and their results
 // are put back in that order and sorted as Helm sorts them, so the result is Helm's to the item.
-// The error is the first document's that has one, as Helm stops at the first. What Helm made of
-// a document is remembered for the process ([sortedDocuments]).
+// The error is the first document's that has one, as Helm stops at the first.
 func sortManifests(files map[string]string) ([]*release.Hook, []releaseutil.Manifest, error) {
 	type document struct{ path, text string }
 	var docs []document
@@ -41,7 +38,7 @@ func sortManifests(files map[string]string) ([]*release.Hook, []releaseutil.Mani
 	each := make([]sorted, len(docs))
 	parallel.Chunks(len(docs), func(start, end int) {
 		for i := start; i < end; i++ {
-			hooks, manifests, err := sortedDocuments.sort(docs[i].path, docs[i].text)
+			hooks, manifests, err := releaseutil.SortManifests(map[string]string{docs[i].path: docs[i].text}, nil, releaseutil.InstallOrder)
 			each[i] = sorted{hooks: hooks, manifests: manifests, err: err}
 		}
 	})
@@ -58,82 +55,6 @@ func sortManifests(files map[string]string) ([]*release.Hook, []releaseutil.Mani
 		return installsBefore(manifests[i].Head.Kind, manifests[j].Head.Kind)
 	})
 	return hooks, manifests, nil
-}
-
-// sortedDocuments remembers what Helm's sort made of each document in this process, by its
-// template's path and text: a plan renders the recorded revision and the next, whose documents
-// are mostly the same, and Helm's sort parses each one.
-var sortedDocuments = newSortMemo(1<<14, func(path, text string) ([]*release.Hook, []releaseutil.Manifest, error) {
-	return releaseutil.SortManifests(map[string]string{path: text}, nil, releaseutil.InstallOrder)
-})
-
-// sortMemo remembers Helm's hooks and objects of a document by the digest of its template's
-// path and its text. It hands out copies only, so what a caller does to a hook never reaches
-// the next. Errors are not remembered.
-type sortMemo struct {
-	memory *manifest.Memory[sortedDocument]
-	sort1  func(path, text string) ([]*release.Hook, []releaseutil.Manifest, error)
-}
-
-type sortedDocument struct {
-	hooks     []*release.Hook
-	manifests []releaseutil.Manifest
-}
-
-func newSortMemo(limit int, sort1 func(path, text string) ([]*release.Hook, []releaseutil.Manifest, error)) *sortMemo {
-	return &sortMemo{memory: manifest.NewMemory[sortedDocument](limit), sort1: sort1}
-}
-
-// sort returns Helm's hooks and objects of the document text of the template at path.
-func (m *sortMemo) sort(path, text string) ([]*release.Hook, []releaseutil.Manifest, error) {
-	h := sha256.New()
-	h.Write([]byte(path))
-	h.Write([]byte{0})
-	h.Write([]byte(text))
-	var digest manifest.MemoryKey
-	h.Sum(digest[:0])
-	if done, ok := m.memory.Get(digest); ok {
-		return copyHooks(done.hooks), copyManifests(done.manifests), nil
-	}
-	hooks, manifests, err := m.sort1(path, text)
-	if err != nil {
-		return nil, nil, err
-	}
-	m.memory.Put(digest, sortedDocument{hooks: copyHooks(hooks), manifests: copyManifests(manifests)})
-	return hooks, manifests, nil
-}
-
-// copyHooks copies hooks, sharing nothing with them.
-func copyHooks(hooks []*release.Hook) []*release.Hook {
-	if hooks == nil {
-		return nil
-	}
-	out := make([]*release.Hook, len(hooks))
-	for i, h := range hooks {
-		c := *h
-		c.Events = slices.Clone(h.Events)
-		c.DeletePolicies = slices.Clone(h.DeletePolicies)
-		c.OutputLogPolicies = slices.Clone(h.OutputLogPolicies)
-		out[i] = &c
-	}
-	return out
-}
-
-// copyManifests copies manifests, sharing nothing with them.
-func copyManifests(manifests []releaseutil.Manifest) []releaseutil.Manifest {
-	out := slices.Clone(manifests)
-	for i := range out {
-		if h := out[i].Head; h != nil {
-			head := *h
-			if h.Metadata != nil {
-				metadata := *h.Metadata
-				metadata.Annotations = maps.Clone(h.Metadata.Annotations)
-				head.Metadata = &metadata
-			}
-			out[i].Head = &head
-		}
-	}
-	return out
 }
 
 // installRank is each kind's place in Helm's InstallOrder, the last place where a kind is listed

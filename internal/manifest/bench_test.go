@@ -162,7 +162,7 @@ func BenchmarkManifests(b *testing.B) {
 		b.Run(fmt.Sprintf("objects=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				ForgetRemembered()
+				ForgetWritten()
 				if _, err := Manifests(objs, "review-x", nil); err != nil {
 					b.Fatal(err)
 				}
@@ -181,7 +181,7 @@ func BenchmarkManifests_refreshThenPlan(b *testing.B) {
 		b.Run(fmt.Sprintf("objects=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				ForgetRemembered()
+				ForgetWritten()
 				for _, objs := range [][]Object{live, rendered} {
 					if _, err := Manifests(objs, "review-x", nil); err != nil {
 						b.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"strings"
 	"sync"
 )
 
@@ -16,114 +15,26 @@ import (
 // what [Redactor.Manifests] costs.
 var written = newTextMemo(1<<14, Render)
 
-// parsed remembers what the documents of chart renderings parsed to in this process, by their
-// text ([SplitRemembered]): a one-change plan renders the recorded revision and the next, whose
-// documents are mostly the same texts, and parsing YAML is most of what a split costs.
-var parsed = newValueMemo(1<<14, parseDocument)
-
-// ForgetRemembered empties the memory of written texts and of parsed documents, for benchmarks
-// that measure what a new process does.
-func ForgetRemembered() {
-	written.memory.Forget()
-	parsed.memory.Forget()
+// ForgetWritten empties the memory of written texts, for benchmarks that measure what a new
+// process writes.
+func ForgetWritten() {
+	written.mu.Lock()
+	written.texts = nil
+	written.mu.Unlock()
 }
 
-// MemoryKey is the SHA-256 of what a [Memory] remembers a value by.
-type MemoryKey = [sha256.Size]byte
-
-// Memory maps digests to what was worked out from what they digest, for the process. When it
-// holds limit values it starts again empty, so a long process (the acceptance tests') keeps at
-// most that many. It is safe for concurrent use.
-type Memory[V any] struct {
-	mu     sync.Mutex
-	values map[MemoryKey]V
-	limit  int
-}
-
-// NewMemory returns an empty memory of at most limit values.
-func NewMemory[V any](limit int) *Memory[V] {
-	return &Memory[V]{limit: limit}
-}
-
-// Get returns the value remembered for digest.
-func (m *Memory[V]) Get(digest MemoryKey) (V, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	value, ok := m.values[digest]
-	return value, ok
-}
-
-// Put remembers value for digest.
-func (m *Memory[V]) Put(digest MemoryKey, value V) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.values == nil || len(m.values) >= m.limit {
-		m.values = make(map[MemoryKey]V)
-	}
-	m.values[digest] = value
-}
-
-// Forget empties the memory.
-func (m *Memory[V]) Forget() {
-	m.mu.Lock()
-	m.values = nil
-	m.mu.Unlock()
-}
-
-// valueMemo remembers the value a document's text parsed to, by the digest of the text with its
-// leading comments left out ([parsedText]). It hands out copies only, so what a caller does to a
-// value never reaches the next.
-type valueMemo struct {
-	memory *Memory[any]
-	read   func(rawDocument) (any, error)
-}
-
-func newValueMemo(limit int, read func(rawDocument) (any, error)) *valueMemo {
-	return &valueMemo{memory: NewMemory[any](limit), read: read}
-}
-
-// parse returns parseDocument(doc), from memory when a document of the same text parsed
-// before. Errors are not remembered: they name the document's place in its stream.
-func (m *valueMemo) parse(doc rawDocument) (any, error) {
-	if isBlankDocument(doc.text) {
-		return nil, nil
-	}
-	digest := sha256.Sum256([]byte(parsedText(doc.text)))
-	if value, ok := m.memory.Get(digest); ok {
-		return DeepCopy(value), nil
-	}
-	value, err := m.read(doc)
-	if err != nil {
-		return nil, err
-	}
-	m.memory.Put(digest, DeepCopy(value))
-	return value, nil
-}
-
-// parsedText is the part of a document's text that decides what it parses to: the text
-// without the comment and blank lines it starts with, such as the "# Source:" line Helm puts
-// before each document of a release's manifest and not before the template's own text. Nothing
-// else is left out: trailing blank lines are content to a "|+" block scalar.
-func parsedText(text string) string {
-	for text != "" {
-		line, rest, _ := strings.Cut(text, "\n")
-		trimmed := strings.TrimSpace(line)
-		if trimmed != "" && !strings.HasPrefix(trimmed, "#") {
-			return text
-		}
-		text = rest
-	}
-	return text
-}
-
-// textMemo remembers the text of objects by their content digest ([contentDigest]).
+// textMemo maps the content digest of objects ([contentDigest]) to their text. When it holds
+// limit texts it starts again empty, so a long process (the acceptance tests') keeps at most
+// that many.
 type textMemo struct {
-	memory *Memory[string]
-	write  func(Object) (string, error)
+	mu    sync.Mutex
+	texts map[[sha256.Size]byte]string
+	limit int
+	write func(Object) (string, error)
 }
 
 func newTextMemo(limit int, write func(Object) (string, error)) *textMemo {
-	return &textMemo{memory: NewMemory[string](limit), write: write}
+	return &textMemo{limit: limit, write: write}
 }
 
 // render returns Render(obj), from memory when an object of the same content was written.
@@ -132,14 +43,22 @@ func (m *textMemo) render(obj Object) (string, error) {
 	if !ok {
 		return m.write(obj)
 	}
-	if text, ok := m.memory.Get(digest); ok {
+	m.mu.Lock()
+	text, ok := m.texts[digest]
+	m.mu.Unlock()
+	if ok {
 		return text, nil
 	}
 	text, err := m.write(obj)
 	if err != nil {
 		return "", err
 	}
-	m.memory.Put(digest, text)
+	m.mu.Lock()
+	if m.texts == nil || len(m.texts) >= m.limit {
+		m.texts = make(map[[sha256.Size]byte]string)
+	}
+	m.texts[digest] = text
+	m.mu.Unlock()
 	return text, nil
 }
 

@@ -39,18 +39,6 @@ type rawDocument struct {
 // errors through [Redactor.String] before showing them when the text may
 // hold sensitive values.
 func SplitDocuments(yamlText string) ([]Object, error) {
-	return splitDocuments(yamlText, parseDocument)
-}
-
-// SplitRemembered is [SplitDocuments] for the output of a chart's templates: what each document
-// parses to is remembered for the process, by its text ([parsed]), and a document of the same
-// text parses from memory. A plan renders the recorded revision and the next, whose documents
-// are mostly the same.
-func SplitRemembered(yamlText string) ([]Object, error) {
-	return splitDocuments(yamlText, parsed.parse)
-}
-
-func splitDocuments(yamlText string, parse func(rawDocument) (any, error)) ([]Object, error) {
 	docs := splitYAMLStream(yamlText)
 	// Documents parse on every core: at a thousand objects, parsing is most of a plan's
 	// rendering. The errors are then read in the stream's order.
@@ -58,7 +46,7 @@ func splitDocuments(yamlText string, parse func(rawDocument) (any, error)) ([]Ob
 	errs := make([]error, len(docs))
 	parallel.Chunks(len(docs), func(start, end int) {
 		for i := start; i < end; i++ {
-			values[i], errs[i] = parse(docs[i])
+			values[i], errs[i] = parseDocument(docs[i])
 		}
 	})
 	var objs []Object
