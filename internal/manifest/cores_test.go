@@ -72,6 +72,44 @@ func TestManifests_sameOnEveryCoreCount(t *testing.T) {
 	}
 }
 
+// The redactor of a plan with sensitive chart values also hides what it found derived from them;
+// the cores read it side by side (run with -race).
+func TestManifests_derivedValuesHiddenAlikeOnEveryCoreCount(t *testing.T) {
+	text := generateHelmOutput(200)
+	alternate := text
+	for i, secret := range generatedSensitive {
+		alternate = strings.ReplaceAll(alternate, secret, fmt.Sprintf("alternate-value-%02d-Xy7wJ", i))
+	}
+	objs, err := SplitDocuments(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alternates, err := SplitDocuments(alternate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	derived, err := FindDerived(objs, nil, alternates)
+	if err != nil || derived.Len() == 0 {
+		t.Fatalf("derived values: %d, %v; the fixture must have some", derived.Len(), err)
+	}
+	r := NewRedactor(generatedSensitive, []byte("a release's redaction key"), derived)
+	var one, four map[string]string
+	var errOne, errFour error
+	forgetWritten(t)
+	onCores(t, 1, func() { one, errOne = r.Manifests(objs, "review-x", nil) })
+	forgetWritten(t)
+	onCores(t, 4, func() { four, errFour = r.Manifests(objs, "review-x", nil) })
+	if errOne != nil || errFour != nil {
+		t.Fatalf("errors %v, %v", errOne, errFour)
+	}
+	if len(one) != 200 || !reflect.DeepEqual(one, four) {
+		t.Errorf("on 4 cores %d manifests unlike the %d on one", len(four), len(one))
+	}
+	if text := joinManifests(four); strings.Contains(text, "postgres://app:") {
+		t.Error("a value derived from a sensitive one shows on 4 cores")
+	}
+}
+
 func TestManifests_theFirstUnwritableObjectIsNamedOnEveryCoreCount(t *testing.T) {
 	var objs []Object
 	for i := 1; i <= 100; i++ {
