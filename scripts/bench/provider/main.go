@@ -16,6 +16,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"log"
 	"os"
 	"path/filepath"
@@ -33,11 +34,11 @@ import (
 var version = "bench"
 
 func main() {
-	stopProfile, err := startCPUProfile(os.Getenv("GITLABK8S_BENCH_CPUPROFILE_DIR"))
+	stopProfile, err := startRecording(os.Getenv("GITLABK8S_BENCH_CPUPROFILE_DIR"), "cpu", "pprof", pprof.StartCPUProfile, pprof.StopCPUProfile)
 	if err != nil {
 		log.Fatal(err.Error())
 	}
-	stopTrace, err := startTrace(os.Getenv("GITLABK8S_BENCH_TRACE_DIR"))
+	stopTrace, err := startRecording(os.Getenv("GITLABK8S_BENCH_TRACE_DIR"), "trace", "out", trace.Start, trace.Stop)
 	if err != nil {
 		log.Fatal(err.Error())
 	}
@@ -57,42 +58,23 @@ func main() {
 	}
 }
 
-// startCPUProfile starts a CPU profile into dir when dir is set and returns the function that
-// stops it and closes the file.
-func startCPUProfile(dir string) (func(), error) {
+// startRecording starts a recording of the process (a CPU profile, an execution trace) into
+// <dir>/<name>-<pid>.<ext> when dir is set, and returns the function that stops it and closes
+// the file.
+func startRecording(dir, name, ext string, start func(io.Writer) error, stop func()) (func(), error) {
 	if dir == "" {
 		return func() {}, nil
 	}
-	f, err := os.Create(filepath.Join(dir, fmt.Sprintf("cpu-%d.pprof", os.Getpid())))
+	f, err := os.Create(filepath.Join(dir, fmt.Sprintf("%s-%d.%s", name, os.Getpid(), ext)))
 	if err != nil {
-		return nil, fmt.Errorf("create cpu profile: %w", err)
+		return nil, fmt.Errorf("create %s file: %w", name, err)
 	}
-	if err := pprof.StartCPUProfile(f); err != nil {
+	if err := start(f); err != nil {
 		_ = f.Close()
-		return nil, fmt.Errorf("start cpu profile: %w", err)
+		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
 	return func() {
-		pprof.StopCPUProfile()
-		_ = f.Close()
-	}, nil
-}
-
-// startTrace starts an execution trace into dir when dir is set and returns the function that
-// stops it and closes the file.
-func startTrace(dir string) (func(), error) {
-	if dir == "" {
-		return func() {}, nil
-	}
-	f, err := os.Create(filepath.Join(dir, fmt.Sprintf("trace-%d.out", os.Getpid())))
-	if err != nil {
-		return nil, fmt.Errorf("create trace: %w", err)
-	}
-	if err := trace.Start(f); err != nil {
-		_ = f.Close()
-		return nil, fmt.Errorf("start trace: %w", err)
-	}
-	return func() {
-		trace.Stop()
+		stop()
 		_ = f.Close()
 	}, nil
 }
