@@ -14,12 +14,15 @@ import (
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/provider"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/reportcmd"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/startgc"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
 func main() {
+	// The collector was off while the packages initialized (internal/startgc).
+	startgc.Restore()
 	// Terraform starts a provider without arguments.
 	if len(os.Args) > 1 && os.Args[1] == reportcmd.Name {
 		os.Exit(reportcmd.Run(context.Background(), os.Args[2:], os.Getenv,

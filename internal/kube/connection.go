@@ -351,9 +351,10 @@ func (c *Connection) Clients(ctx context.Context) (*Clients, error) {
 		return nil, fmt.Errorf("create metadata client for %s: %w", src, err)
 	}
 	cached := memory.NewMemCacheClient(kc.Discovery())
-	// Discovery (/api, then /apis) is read while the probe waits for /version: every process
-	// that connects maps kinds to resources next, and through the GitLab agent's tunnel each
-	// request is a round trip. A failed read is not kept: the mapper's first use reads again.
+	// Discovery (/api, then /apis) is read while the probe waits for /version: through the
+	// GitLab agent's tunnel each request is a round trip. The built-in kinds that need no
+	// discovery (builtinResources) are read and written meanwhile; a kind that does waits for
+	// it. A failed read is not kept: the mapper's first use reads again.
 	go prefetchDiscovery(cached, c.probeTimout)
 	version, err := probe(ctx, kc, c.probeTimout)
 	if err != nil {
@@ -366,7 +367,7 @@ func (c *Connection) Clients(ctx context.Context) (*Clients, error) {
 		Dynamic:       dc,
 		Metadata:      mc,
 		Discovery:     cached,
-		Mapper:        restmapper.NewDeferredDiscoveryRESTMapper(cached),
+		Mapper:        builtinFirstMapper{restmapper.NewDeferredDiscoveryRESTMapper(cached)},
 		ServerVersion: version,
 		documents:     newDocumentCache(c.opts.CacheDir, identityOf(cfg, version)),
 	}

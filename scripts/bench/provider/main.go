@@ -28,12 +28,15 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/provider"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/startgc"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "bench"
 
 func main() {
+	// The collector was off while the packages initialized (internal/startgc).
+	startgc.Restore()
 	stopProfile, err := startRecording(os.Getenv("GITLABK8S_BENCH_CPUPROFILE_DIR"), "cpu", "pprof", pprof.StartCPUProfile, pprof.StopCPUProfile)
 	if err != nil {
 		log.Fatal(err.Error())
