@@ -8,7 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/restmapper"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/testcluster"
@@ -101,16 +100,8 @@ func TestBuiltinFirstMapper_everythingElseAsksDiscovery(t *testing.T) {
 
 // Each entry of the table must be what the API server's own discovery says.
 func TestBuiltinResources_matchTheAPIServersDiscovery(t *testing.T) {
-	_, cluster := localCluster(t)
-	cfg, err := cluster.RESTConfig(testcluster.AdminContext)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kc, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	discovered := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(kc.Discovery()))
+	_, admin := adminClients(t)
+	discovered := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(admin.Kubernetes.Discovery()))
 	kinds := make([]schema.GroupVersionKind, 0, len(builtinResources))
 	for gvk := range builtinResources {
 		kinds = append(kinds, gvk)
@@ -134,12 +125,8 @@ func TestBuiltinResources_matchTheAPIServersDiscovery(t *testing.T) {
 
 // An environment's objects are read while discovery has not answered: the reads need none.
 func TestGetAll_readsBuiltInKindsWithoutDiscovery(t *testing.T) {
-	ctx, cluster := localCluster(t)
-	cfg, err := cluster.RESTConfig(testcluster.AdminContext)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dc, err := dynamic.NewForConfig(cfg)
+	ctx, admin := adminClients(t)
+	dc, err := dynamic.NewForConfig(admin.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
