@@ -1,6 +1,9 @@
 package manifest
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // Key returns the stable key of obj, documented in the package
 // documentation: <Kind>[.<group>]/[<namespace>/]<name>. The namespace segment
@@ -62,4 +65,58 @@ func objectName(obj Object) string {
 func objectNamespace(obj Object) string {
 	namespace, _ := objectMetadata(obj)["namespace"].(string)
 	return namespace
+}
+
+// ParseKey reads a key [Key] wrote: the object's kind, group ("" for the core group),
+// namespace ("" when the key names none: a cluster-scoped object or one in the default
+// namespace) and name. ok is false for a text Key cannot have written.
+func ParseKey(key string) (kind, group, namespace, name string, ok bool) {
+	parts := strings.Split(key, "/")
+	switch len(parts) {
+	case 2:
+		name = parts[1]
+	case 3:
+		namespace, name = parts[1], parts[2]
+		if namespace == "" {
+			return "", "", "", "", false
+		}
+	default:
+		return "", "", "", "", false
+	}
+	kind, group, _ = strings.Cut(parts[0], ".")
+	if kind == "" || name == "" {
+		return "", "", "", "", false
+	}
+	return kind, group, namespace, name, true
+}
+
+// TopLevelScalar returns the value of a top-level key of a manifest [Manifests] wrote (block
+// style, top-level keys at the start of a line), when it is a plain or quoted scalar on the
+// key's line; ok is false otherwise. It reads a field such as apiVersion without parsing the
+// whole manifest.
+func TopLevelScalar(text, key string) (value string, ok bool) {
+	prefix := key + ": "
+	for line := range strings.Lines(text) {
+		rest, found := strings.CutPrefix(line, prefix)
+		if !found {
+			continue
+		}
+		rest = strings.TrimRight(rest, "\r\n")
+		switch {
+		case rest == "" || strings.ContainsAny(rest[:1], "|>&*!{[#%@`"):
+			return "", false
+		case rest[0] == '"':
+			v, err := strconv.Unquote(rest)
+			return v, err == nil
+		case rest[0] == '\'':
+			if len(rest) < 2 || rest[len(rest)-1] != '\'' {
+				return "", false
+			}
+			return strings.ReplaceAll(rest[1:len(rest)-1], "''", "'"), true
+		case strings.Contains(rest, " #"):
+			return "", false
+		}
+		return rest, true
+	}
+	return "", false
 }

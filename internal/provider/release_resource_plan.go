@@ -48,7 +48,8 @@ type renderEnv struct {
 // kube_version (and api_versions) when set, else the cluster's version and API versions,
 // else Helm's defaults with a warning. Operations other than a plan cannot work offline
 // (apply, refresh); they get an error instead of the fallback. A plan takes the history the
-// refresh before it read (refreshedHistories); an apply reads it again.
+// refresh before it read (refreshedHistories); an apply reads it again; a refresh reads the
+// objects its state recorded while it reads the history (release.PrepareRefresh).
 func (r *releaseResource) renderEnvironment(ctx context.Context, m *releaseModel, op releaseOp, private privateGetter, diags *diag.Diagnostics) *renderEnv {
 	env := r.clusterEnvironment(ctx, m, op != opPlan, diags)
 	if env == nil {
@@ -70,6 +71,8 @@ func (r *releaseResource) renderEnvironment(ctx context.Context, m *releaseModel
 	switch {
 	case op == opPlan && ok && cluster != nil:
 		env.request = release.PrepareWithHistory(cluster, in, refreshed)
+	case op == opRefresh:
+		env.request = release.PrepareRefresh(ctx, cluster, in, recordedOf(m))
 	default:
 		env.request = release.Prepare(ctx, cluster, in)
 	}

@@ -122,7 +122,7 @@ func (r *Request) liveManifests(ctx context.Context, last *helmv1.Release, recor
 	if err != nil {
 		return nil, failed(ReadRecorded, err)
 	}
-	live, err := r.cluster.LiveObjects(ctx, r.Namespace, desired)
+	live, err := r.liveObjects(ctx, desired)
 	if err != nil {
 		return nil, failed(ReadLive, err)
 	}

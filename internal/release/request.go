@@ -43,6 +43,9 @@ type Request struct {
 	loaded *loadedChart
 	// cluster is where the live objects are read, nil without one.
 	cluster Cluster
+	// readAhead holds the live objects a refresh read while it read the history
+	// (PrepareRefresh), by identity; nil when none were.
+	readAhead map[string]manifest.Object
 }
 
 // Prepare reads what a request for in needs of cluster, nil when there is none (a plan with
