@@ -293,8 +293,26 @@ type Connection struct {
 	opts        Options
 	resolveErr  error
 	mu          sync.Mutex
-	clients     *Clients
+	attempt     *attempt
 	probeTimout time.Duration
+}
+
+// attempt is one connection to the API server: its clients, which can send requests at once,
+// and the probe's answer, err (set before done is closed).
+type attempt struct {
+	clients *Clients
+	done    chan struct{}
+	err     error
+}
+
+// wait returns the probe's answer once it has come, or ctx's error.
+func (a *attempt) wait(ctx context.Context) error {
+	select {
+	case <-a.done:
+		return a.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // NewConnection returns a Connection that has not contacted the cluster yet.
@@ -323,13 +341,40 @@ func (c *Connection) Describe() string {
 // Clients connects when called first and checks that the API server answers.
 // A failure is not cached, so a cluster that comes up later is found by the next call.
 func (c *Connection) Clients(ctx context.Context) (*Clients, error) {
+	a, err := c.start(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.wait(ctx); err != nil {
+		return nil, err
+	}
+	return a.clients, nil
+}
+
+// Early returns the clients Clients returns without waiting for the probe's answer, so that
+// requests whose answers are needed anyway go out while it is under way: through the GitLab
+// agent's tunnel the probe is a round trip. Until wait returns nil, the clients' requests may
+// fail for want of a server, and ServerVersion and the OpenAPI documents are not set; wait
+// returns what Clients would return as an error (an UnreachableError when the server did not
+// answer), which is the one to report.
+func (c *Connection) Early(ctx context.Context) (clients *Clients, wait func(context.Context) error, err error) {
+	a, err := c.start(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return a.clients, a.wait, nil
+}
+
+// start returns the connection's attempt, begun when there is none: the clients built and
+// discovery and the probe under way.
+func (c *Connection) start(ctx context.Context) (*attempt, error) {
 	if c.resolveErr != nil {
 		return nil, c.resolveErr
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.clients != nil {
-		return c.clients, nil
+	if c.attempt != nil {
+		return c.attempt, nil
 	}
 	cfg, src, err := Resolve(c.opts)
 	if err != nil {
@@ -350,28 +395,41 @@ func (c *Connection) Clients(ctx context.Context) (*Clients, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create metadata client for %s: %w", src, err)
 	}
-	cached := memory.NewMemCacheClient(kc.Discovery())
-	// Discovery (/api, then /apis) is read while the probe waits for /version: through the
+	cached := memory.NewMemCacheClient(aggregatedDiscovery{kc.DiscoveryClient})
+	// Discovery (/api and /apis at once) is read while the probe waits for /version: through the
 	// GitLab agent's tunnel each request is a round trip. The built-in kinds that need no
 	// discovery (builtinResources) are read and written meanwhile; a kind that does waits for
 	// it. A failed read is not kept: the mapper's first use reads again.
 	go prefetchDiscovery(cached, c.probeTimout)
-	version, err := probe(ctx, kc, c.probeTimout)
-	if err != nil {
-		return nil, &UnreachableError{Source: src, Err: err}
-	}
-	c.clients = &Clients{
-		Config:        cfg,
-		Source:        src,
-		Kubernetes:    kc,
-		Dynamic:       dc,
-		Metadata:      mc,
-		Discovery:     cached,
-		Mapper:        builtinFirstMapper{restmapper.NewDeferredDiscoveryRESTMapper(cached)},
-		ServerVersion: version,
-		documents:     newDocumentCache(c.opts.CacheDir, identityOf(cfg, version)),
-	}
-	return c.clients, nil
+	a := &attempt{done: make(chan struct{}), clients: &Clients{
+		Config:     cfg,
+		Source:     src,
+		Kubernetes: kc,
+		Dynamic:    dc,
+		Metadata:   mc,
+		Discovery:  cached,
+		Mapper:     builtinFirstMapper{restmapper.NewDeferredDiscoveryRESTMapper(cached)},
+	}}
+	c.attempt = a
+	// The probe is the connection's, not the caller's: it ends within its own timeout even
+	// when the caller that began it is gone, and every caller waits for the same answer.
+	probeCtx := context.WithoutCancel(ctx)
+	go func() {
+		defer close(a.done)
+		version, err := probe(probeCtx, kc, c.probeTimout)
+		if err != nil {
+			a.err = &UnreachableError{Source: src, Err: err}
+			c.mu.Lock()
+			if c.attempt == a {
+				c.attempt = nil // not kept: the next call connects again
+			}
+			c.mu.Unlock()
+			return
+		}
+		a.clients.ServerVersion = version
+		a.clients.documents = newDocumentCache(c.opts.CacheDir, identityOf(cfg, version))
+	}()
+	return a, nil
 }
 
 // identityOf tells the API server cfg reaches from others for the document cache.

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -93,26 +92,17 @@ func TestClients_waitRetryAfterOfThrottledRequests(t *testing.T) {
 // Discovery is read while the probe waits for /version: the API server sees /api before it
 // answers /version.
 func TestClients_discoveryIsReadWhileTheProbeWaits(t *testing.T) {
-	discovered := make(chan struct{})
-	var once sync.Once
-	var together atomic.Bool
-	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	hs, together := orderServer(t, "/version", "/api", func(w http.ResponseWriter, r *http.Request) bool {
 		switch r.URL.Path {
 		case "/version":
-			select {
-			case <-discovered:
-				together.Store(true)
-			case <-time.After(3 * time.Second):
-			}
-			_, _ = w.Write([]byte(`{"major":"1","minor":"37","gitVersion":"v1.37.2"}`))
+			_, _ = w.Write([]byte(versionAnswer))
 		case "/api":
-			once.Do(func() { close(discovered) })
 			_, _ = w.Write([]byte(`{"kind":"APIVersions","versions":["v1"]}`))
 		default:
-			http.NotFound(w, r)
+			return false
 		}
-	}))
-	t.Cleanup(hs.Close)
+		return true
+	})
 	if _, err := NewConnection(Options{Host: hs.URL, InCluster: noInCluster}).Clients(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -45,6 +45,36 @@ func (d *providerData) clients(ctx context.Context, need string, diags *diag.Dia
 	return c
 }
 
+// readEarly connects to the cluster for need as clients does, and calls read with the
+// connection's clients while its probe is under way (kube.Connection.Early): through the
+// GitLab agent's tunnel the probe is a round trip. When the probe finds no server, read's
+// requests are cancelled and the probe's failure is the diagnostic; read's answers are then
+// not used.
+func (d *providerData) readEarly(ctx context.Context, need string, diags *diag.Diagnostics, read func(context.Context, *kube.Clients)) *kube.Clients {
+	if !d.configured() {
+		diags.Append(connectionDiagnostic(errNotConfigured, need))
+		return nil
+	}
+	c, wait, err := d.conn.Early(ctx)
+	if err != nil {
+		diags.Append(connectionDiagnostic(err, need))
+		return nil
+	}
+	readCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		if wait(readCtx) != nil {
+			cancel()
+		}
+	}()
+	read(readCtx, c)
+	if err := wait(ctx); err != nil {
+		diags.Append(connectionDiagnostic(err, need))
+		return nil
+	}
+	return c
+}
+
 // connect connects to the cluster, or says why not (errNotConfigured before Configure gave
 // the provider's data); connectionDiagnostic words the error.
 func (d *providerData) connect(ctx context.Context) (*kube.Clients, error) {

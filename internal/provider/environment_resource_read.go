@@ -35,27 +35,35 @@ func (r *environmentResource) Read(ctx context.Context, req resource.ReadRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	cluster := r.cluster(ctx, "reading the environment's namespace "+state.Namespace.ValueString(), &resp.Diagnostics)
-	if cluster == nil {
-		return
-	}
 	namespace := state.Namespace.ValueString()
+	need := "reading the environment's namespace " + namespace
 	// Outside an import the objects to read are the state's, the namespace among them: one
-	// round of reads, several at once. An import learns from the namespace what else to read.
+	// round of reads, several at once, sent while the connection's probe is under way. An
+	// import learns from the namespace what else to read.
 	importing := state.Manifests.IsNull()
+	var cluster environmentCluster
 	var candidates []readCandidate
 	var lives []*unstructured.Unstructured
 	var errs []error
 	var ns *corev1.Namespace
 	var err error
 	if importing {
+		if cluster = r.cluster(ctx, need, &resp.Diagnostics); cluster == nil {
+			return
+		}
 		ns, err = cluster.GetNamespace(ctx, namespace)
 	} else {
 		var ok bool
-		if candidates, ok = r.objectsToRead(ctx, cluster, state, nil, false, &resp.Diagnostics); !ok {
+		if candidates, ok = r.objectsToRead(ctx, nil, state, nil, false, &resp.Diagnostics); !ok {
 			return
 		}
-		lives, errs = cluster.GetAll(ctx, identitiesOf(candidates))
+		clients := r.data.readEarly(ctx, need, &resp.Diagnostics, func(ctx context.Context, c *kube.Clients) {
+			lives, errs = c.GetAll(ctx, identitiesOf(candidates))
+		})
+		if clients == nil {
+			return
+		}
+		cluster = clients
 		ns, err = namespaceAmong(ctx, cluster, namespace, candidates, lives, errs)
 	}
 	if err != nil && !kube.IsNotFound(err) {

@@ -540,3 +540,26 @@ func ensureClusterRole(t *testing.T, client kubernetes.Interface, role *rbacv1.C
 		_ = client.RbacV1().ClusterRoles().Delete(context.Background(), role.Name, metav1.DeleteOptions{})
 	})
 }
+
+// An environment's refresh reads its objects while the connection's probe is under way; when
+// no API server answers, the probe's failure is what the plan reports, naming the server and
+// the context, promptly (the reads that were sent are given up), and the state is kept.
+func TestAccEnvironment_refreshOfAnUnreachableClusterNamesIt(t *testing.T) {
+	client, name, namespace := envTest(t, "unreach")
+	dead := deadKubeconfig(t)
+	config := configEnvironment(name, namespace, 10)
+	testAccResourceTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             func(*terraform.State) error { return namespaceGone(client, namespace) },
+		Steps: []resource.TestStep{
+			{Config: config},
+			{
+				Config: fmt.Sprintf("provider \"gitlabk8s\" {\n  config_path = %q\n}\n", dead) + config,
+				ExpectError: regexp.MustCompile(`(?s)Unable to Reach Kubernetes Cluster.*Reading the environment's namespace\s+` +
+					regexp.QuoteMeta(namespace) + `.*https://127\.0\.0\.1:1.*context\s+"gone-cluster"`),
+			},
+			// The state survived the failed refresh: the environment is still there, unchanged.
+			{Config: config, PlanOnly: true},
+		},
+	})
+}

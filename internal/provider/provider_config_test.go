@@ -120,9 +120,10 @@ func TestAccProvider_unknownContext(t *testing.T) {
 	})
 }
 
-func TestAccProvider_unreachableClusterNamesHostAndContext(t *testing.T) {
-	c := testAccCluster(t)
-	// A kubeconfig whose context points at a loopback port nothing listens on.
+// deadKubeconfig writes a kubeconfig whose current context, gone-cluster, points at a loopback
+// port nothing listens on.
+func deadKubeconfig(t *testing.T) string {
+	t.Helper()
 	dead := filepath.Join(t.TempDir(), "kubeconfig")
 	kubeconfig := `apiVersion: v1
 kind: Config
@@ -140,6 +141,12 @@ current-context: gone-cluster
 	if err := os.WriteFile(dead, []byte(kubeconfig), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	return dead
+}
+
+func TestAccProvider_unreachableClusterNamesHostAndContext(t *testing.T) {
+	c := testAccCluster(t)
+	dead := deadKubeconfig(t)
 	t.Setenv("KUBECONFIG", dead+string(os.PathListSeparator)+c.Kubeconfig)
 	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
