@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/restmapper"
 
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/testcluster"
 )
 
@@ -164,5 +165,15 @@ func TestConnection_mapsBuiltInKindsWithoutDiscovery(t *testing.T) {
 	mapping, err := c.Mapper.RESTMapping(schema.GroupKind{Kind: "ServiceAccount"}, "v1")
 	if err != nil || mapping.Resource.Resource != "serviceaccounts" {
 		t.Fatalf("ServiceAccount mapped to %v, %v", mapping, err)
+	}
+}
+
+// The table says of each kind what manifest.BuiltinIsNamespaced, the offline answer, says:
+// the two lists of built-in kinds never disagree about a kind's scope.
+func TestBuiltinResources_agreeWithTheOfflineScopes(t *testing.T) {
+	for gvk, r := range builtinResources {
+		if offline := manifest.BuiltinIsNamespaced(gvk.GroupVersion().String(), gvk.Kind); offline != r.namespaced {
+			t.Errorf("%s: the table says namespaced %t, manifest.BuiltinIsNamespaced %t", gvk, r.namespaced, offline)
+		}
 	}
 }
