@@ -148,3 +148,37 @@ func testMarkersAreKeyed(t *testing.T, bin cliBinary) {
 		t.Errorf("the plan after applying the changed password is not empty:\n%s", out)
 	}
 }
+
+// TestAccRelease_uninstalledOutsideIsInstalledAgain checks that a release uninstalled outside
+// Terraform (helm uninstall, or its namespace deleted by hand) after its markers were keyed is
+// installed again by the next apply: the refresh drops it from the state, and the plan of its
+// creation shows the same markers as the plan Terraform makes again during the apply, never
+// the key of the release that is gone. It runs with terraform and with tofu.
+func TestAccRelease_uninstalledOutsideIsInstalledAgain(t *testing.T) {
+	forEachCLI(t, testUninstalledOutsideIsInstalledAgain)
+}
+
+func testUninstalledOutsideIsInstalledAgain(t *testing.T, bin cliBinary) {
+	e := testAccRelease(t)
+	suffix := fmt.Sprintf("%08x", rand.Uint32())
+	password, admin := "first-Passw0rd-"+suffix, "Adm1n-"+suffix
+	cli := newTerraformCLI(t, bin)
+	cli.writeConfig(markersConfig(e.namespace, password, admin))
+	cli.mustRun("apply", "-auto-approve")
+	cli.mustRun("apply", "-refresh-only", "-auto-approve")
+	markerOn(t, stateManifest(t, cli, "web", "Secret/web-forms"), "password")
+
+	e.helmCLI(t)("uninstall", "web")
+	out := cli.mustRun("apply", "-auto-approve")
+	assertNoPasswordForm(t, "the apply that installs the release again", out, password, admin)
+	if !strings.Contains(out, "gitlabk8s_release.web will be created") {
+		t.Errorf("the apply after helm uninstall does not create the release again:\n%s", out)
+	}
+	if got := e.helmRevisions(t, "web"); len(got) != 1 {
+		t.Errorf("helm history of web after the apply = %v, want one revision", got)
+	}
+	cli.mustRun("apply", "-refresh-only", "-auto-approve")
+	if out := cli.mustRun("plan", "-detailed-exitcode"); !strings.Contains(out, "No changes.") {
+		t.Errorf("the plan after installing the release again is not empty:\n%s", out)
+	}
+}

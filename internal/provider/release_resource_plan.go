@@ -338,7 +338,15 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		return
 	}
 
-	env := r.renderEnvironment(ctx, &plan, opPlan, req.Private, &resp.Diagnostics)
+	// A creation's plan reads nothing from private: when the refresh finds the release gone
+	// (uninstalled or its namespace deleted outside Terraform), Terraform hands the plan the
+	// private state of the release that was, but not the plan it makes again during the apply,
+	// so a key read here would show markers the apply's plan cannot repeat.
+	var private privateGetter
+	if state != nil {
+		private = req.Private
+	}
+	env := r.renderEnvironment(ctx, &plan, opPlan, private, &resp.Diagnostics)
 	if env == nil {
 		return
 	}
