@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/parallel"
 )
 
 // RedactionOptions says how RedactStable hides what a rendering derives from sensitive values.
@@ -79,15 +80,21 @@ func findDerived(ctx context.Context, l *Loaded, v Values, o RenderOptions, real
 	if same != nil {
 		sameObjects = same.allObjects()
 	}
-	var alternates [][]manifest.Object
-	for round := range substitutionRounds {
+	// The rounds' renderings are independent, each on one core: they run at once.
+	renderings := make([]*Rendered, substitutionRounds)
+	errs := make([]error, substitutionRounds)
+	parallel.Each(substitutionRounds, substitutionRounds, func(round int) {
 		values, err := mergeValues(v, round)
 		if err == nil {
-			var alt *Rendered
-			if alt, err = real.again(ctx, l, values, o); err == nil {
-				alternates = append(alternates, alt.allObjects())
-				continue
-			}
+			renderings[round], err = real.again(ctx, l, values, o)
+		}
+		errs[round] = err
+	})
+	var alternates [][]manifest.Object
+	for round, err := range errs {
+		if err == nil {
+			alternates = append(alternates, renderings[round].allObjects())
+			continue
 		}
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, ctxErr

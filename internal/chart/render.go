@@ -18,7 +18,6 @@ import (
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/draw"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
-	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/parallel"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/patch"
 )
 
@@ -206,22 +205,13 @@ func fromFiles(ch *helmchart.Chart, files map[string]string) (*Rendered, error) 
 		out.Files[file] = content
 	}
 	out.Notes = takeNotes(files, name)
-	hooks, manifests, err := sortManifests(files)
+	// The templates' documents are parsed while they are sorted, exactly as Helm writes each
+	// into the release manifest it applies, newline included (a "|" block scalar ending a
+	// template keeps its final newline); the errors are then read in Helm's order.
+	hooks, manifests, parsed, errs, err := sortManifests(files)
 	if err != nil {
 		return nil, fmt.Errorf("render chart %s: %w", name, err)
 	}
-
-	// The templates' documents parse on every core; the errors are then read in Helm's order.
-	parsed := make([][]manifest.Object, len(manifests))
-	errs := make([]error, len(manifests))
-	parallel.Chunks(len(manifests), func(start, end int) {
-		for i := start; i < end; i++ {
-			// Parse the document exactly as Helm writes it into the release manifest it
-			// applies, newline included: a "|" block scalar ending a template keeps its final
-			// newline.
-			parsed[i], errs[i] = manifest.SplitDocuments(manifests[i].Content + "\n")
-		}
-	})
 	var text strings.Builder
 	for i, m := range manifests {
 		fmt.Fprintf(&text, "---\n# Source: %s\n%s\n", m.Name, m.Content)

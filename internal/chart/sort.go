@@ -1,25 +1,35 @@
 package chart
 
 import (
+	"encoding/json"
 	"maps"
 	"slices"
 	"sort"
+	"strings"
+	"unicode/utf8"
 
 	release "helm.sh/helm/v4/pkg/release/v1"
 	releaseutil "helm.sh/helm/v4/pkg/release/v1/util"
 
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/parallel"
 )
 
 // sortManifests is Helm's releaseutil.SortManifests of files in InstallOrder, with the
-// templates' documents read on every core: Helm parses each one to tell hooks from objects,
-// a sixth of a 1000-object rendering's time, and a chart often writes its objects from one
-// template. Helm reads the files in the order of their paths and each file's documents in
-// order, keeps hooks and objects in that order, then sorts both by kind, stably. Here each
-// document is handed to Helm's SortManifests alone, under its file's path, and their results
-// are put back in that order and sorted as Helm sorts them, so the result is Helm's to the item.
-// The error is the first document's that has one, as Helm stops at the first.
-func sortManifests(files map[string]string) ([]*release.Hook, []releaseutil.Manifest, error) {
+// templates' documents read on every core, and each parsed once. Helm reads the files in the
+// order of their paths and each file's documents in order, keeps hooks and objects in that
+// order, then sorts both by kind, stably. Here each document is handed to Helm's SortManifests
+// alone, under its file's path, and their results are put back in that order and sorted as
+// Helm sorts them, so the result is Helm's to the item. The error is the first document's that
+// has one, as Helm stops at the first.
+//
+// Helm parses the whole of each document for the fields that tell hooks from objects (its
+// apiVersion, kind, name and annotations), and the rendering parses it again for its objects:
+// a quarter of a large rendering's time. So each document is parsed here for its objects
+// (objects[i] are those of manifests[i], as manifest.SplitDocuments reads its content and a
+// newline, and objectErrs[i] why it does not parse), and Helm is handed only those fields,
+// written as JSON, when they are all strings; otherwise Helm reads the document itself.
+func sortManifests(files map[string]string) (hooks []*release.Hook, manifests []releaseutil.Manifest, objects [][]manifest.Object, objectErrs []error, err error) {
 	type document struct{ path, text string }
 	var docs []document
 	for _, path := range slices.Sorted(maps.Keys(files)) {
@@ -33,28 +43,140 @@ func sortManifests(files map[string]string) ([]*release.Hook, []releaseutil.Mani
 	type sorted struct {
 		hooks     []*release.Hook
 		manifests []releaseutil.Manifest
+		objects   []manifest.Object
+		objectErr error
 		err       error
 	}
 	each := make([]sorted, len(docs))
 	parallel.Chunks(len(docs), func(start, end int) {
 		for i := start; i < end; i++ {
-			hooks, manifests, err := releaseutil.SortManifests(map[string]string{docs[i].path: docs[i].text}, nil, releaseutil.InstallOrder)
+			objs, tops, parseErr := manifest.SplitDocumentsAndTops(docs[i].text + "\n")
+			head, ok := helmHead(tops, parseErr)
+			if !ok {
+				head = docs[i].text
+			}
+			hooks, manifests, err := releaseutil.SortManifests(map[string]string{docs[i].path: head}, nil, releaseutil.InstallOrder)
+			for _, h := range hooks {
+				h.Manifest = docs[i].text
+			}
+			for j := range manifests {
+				manifests[j].Content = docs[i].text
+			}
 			each[i] = sorted{hooks: hooks, manifests: manifests, err: err}
+			if len(manifests) == 1 {
+				each[i].objects, each[i].objectErr = objs, parseErr
+			}
 		}
 	})
-	var hooks []*release.Hook
-	var manifests []releaseutil.Manifest
 	for _, s := range each {
 		if s.err != nil {
-			return nil, nil, s.err
+			return nil, nil, nil, nil, s.err
 		}
-		hooks, manifests = append(hooks, s.hooks...), append(manifests, s.manifests...)
+		hooks = append(hooks, s.hooks...)
+		for _, m := range s.manifests {
+			manifests = append(manifests, m)
+			objects, objectErrs = append(objects, s.objects), append(objectErrs, s.objectErr)
+		}
+	}
+	if len(manifests) == 0 {
+		return hooks, nil, nil, nil, nil
+	}
+	// The objects go where their manifest goes.
+	order := make([]int, len(manifests))
+	for i := range order {
+		order[i] = i
 	}
 	sort.SliceStable(hooks, func(i, j int) bool { return installsBefore(hooks[i].Kind, hooks[j].Kind) })
-	sort.SliceStable(manifests, func(i, j int) bool {
-		return installsBefore(manifests[i].Head.Kind, manifests[j].Head.Kind)
+	sort.SliceStable(order, func(i, j int) bool {
+		return installsBefore(manifests[order[i]].Head.Kind, manifests[order[j]].Head.Kind)
 	})
-	return hooks, manifests, nil
+	sortedManifests := make([]releaseutil.Manifest, len(order))
+	sortedObjects, sortedErrs := make([][]manifest.Object, len(order)), make([]error, len(order))
+	for i, k := range order {
+		sortedManifests[i], sortedObjects[i], sortedErrs[i] = manifests[k], objects[k], objectErrs[k]
+	}
+	return hooks, sortedManifests, sortedObjects, sortedErrs, nil
+}
+
+// headFields are the fields of a document Helm reads to sort it (releaseutil.SimpleHead), and
+// of its metadata.
+var headFields, headMetadataFields = []string{"apiVersion", "kind", "metadata"}, []string{"name", "annotations"}
+
+// helmHead returns the fields of the one document of tops that Helm reads to sort it, as a
+// JSON document Helm reads exactly as it reads the whole: only when the document parsed
+// (parseErr is nil) into one mapping whose head fields are strings, a mapping of strings for
+// the annotations, and named only as Helm names them (Helm's decoder also matches other cases).
+func helmHead(tops []any, parseErr error) (string, bool) {
+	if parseErr != nil || len(tops) != 1 {
+		return "", false
+	}
+	top, _ := tops[0].(map[string]any)
+	head, ok := pick(top, headFields)
+	if !ok {
+		return "", false
+	}
+	if metadata, present := head["metadata"]; present {
+		m, isMap := metadata.(map[string]any)
+		if !isMap {
+			return "", false
+		}
+		if head["metadata"], ok = pick(m, headMetadataFields); !ok {
+			return "", false
+		}
+	}
+	for _, field := range []string{"apiVersion", "kind"} {
+		if v, present := head[field]; present && !isString(v) {
+			return "", false
+		}
+	}
+	if m, present := head["metadata"].(map[string]any); present {
+		if v, named := m["name"]; named && !isString(v) {
+			return "", false
+		}
+		if a, annotated := m["annotations"]; annotated && a != nil {
+			annotations, isMap := a.(map[string]any)
+			if !isMap {
+				return "", false
+			}
+			for _, v := range annotations {
+				if !isString(v) {
+					return "", false
+				}
+			}
+		}
+	}
+	var text strings.Builder
+	enc := json.NewEncoder(&text)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(head) != nil {
+		return "", false
+	}
+	return text.String(), true
+}
+
+// pick returns the fields of m named in fields; false when m names one of them in another
+// case, or is nil.
+func pick(m map[string]any, fields []string) (map[string]any, bool) {
+	if m == nil {
+		return nil, false
+	}
+	out := make(map[string]any, len(fields))
+	for k, v := range m {
+		for _, f := range fields {
+			switch {
+			case k == f:
+				out[k] = v
+			case strings.EqualFold(k, f):
+				return nil, false
+			}
+		}
+	}
+	return out, true
+}
+
+func isString(v any) bool {
+	s, ok := v.(string)
+	return ok && utf8.ValidString(s)
 }
 
 // installRank is each kind's place in Helm's InstallOrder, the last place where a kind is listed

@@ -9,7 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	release "helm.sh/helm/v4/pkg/release/v1"
 	releaseutil "helm.sh/helm/v4/pkg/release/v1/util"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 )
 
 // templatesOfEveryKind returns n templates as a chart's rendering holds them: kinds Helm ranks
@@ -67,10 +70,11 @@ func TestSortManifests_isHelmsOrderOnEveryCoreCount(t *testing.T) {
 		}
 		for _, cores := range []int{1, 2, 3, 8} {
 			onCores(t, cores, func() {
-				hooks, manifests, err := sortManifests(files)
+				hooks, manifests, objects, objectErrs, err := sortManifests(files)
 				if err != nil {
 					t.Fatal(err)
 				}
+				checkParsedAlike(t, manifests, objects, objectErrs)
 				if !reflect.DeepEqual(hooks, wantHooks) {
 					t.Errorf("%d templates, %d cores: hooks differ from Helm's", n, cores)
 				}
@@ -97,10 +101,11 @@ func TestSortManifests_isHelmsOrderForOneTemplateOfManyDocuments(t *testing.T) {
 	}
 	for _, cores := range []int{1, 2, 4} {
 		onCores(t, cores, func() {
-			hooks, manifests, err := sortManifests(files)
+			hooks, manifests, objects, objectErrs, err := sortManifests(files)
 			if err != nil {
 				t.Fatal(err)
 			}
+			checkParsedAlike(t, manifests, objects, objectErrs)
 			if !reflect.DeepEqual(hooks, wantHooks) || !reflect.DeepEqual(manifests, wantManifests) {
 				t.Errorf("%d cores: %d hooks and %d objects, unlike Helm's %d and %d or in another order", cores, len(hooks), len(manifests), len(wantHooks), len(wantManifests))
 			}
@@ -118,9 +123,100 @@ func TestSortManifests_theErrorIsHelms(t *testing.T) {
 	}
 	for _, cores := range []int{1, 2, 4} {
 		onCores(t, cores, func() {
-			if _, _, err := sortManifests(files); err == nil || err.Error() != want.Error() {
+			if _, _, _, _, err := sortManifests(files); err == nil || err.Error() != want.Error() {
 				t.Errorf("%d cores: error %v, want Helm's %v", cores, err, want)
 			}
 		})
 	}
+}
+
+// checkParsedAlike checks that the objects sortManifests parsed for each manifest are those
+// manifest.SplitDocuments reads in its content and a newline, errors included.
+func checkParsedAlike(t *testing.T, manifests []releaseutil.Manifest, objects [][]manifest.Object, objectErrs []error) {
+	t.Helper()
+	if len(objects) != len(manifests) || len(objectErrs) != len(manifests) {
+		t.Fatalf("%d manifests, with %d parsed and %d errors", len(manifests), len(objects), len(objectErrs))
+	}
+	for i, m := range manifests {
+		want, wantErr := manifest.SplitDocuments(m.Content + "\n")
+		if !reflect.DeepEqual(objects[i], want) || fmt.Sprint(objectErrs[i]) != fmt.Sprint(wantErr) {
+			t.Errorf("manifest %d (%s, %s): parsed %v (error %v), want %v (error %v)", i, m.Name, m.Head.Kind, objects[i], objectErrs[i], want, wantErr)
+		}
+	}
+}
+
+// Documents whose head Helm reads in ways of its own: values that are not strings (which it
+// turns into strings, or refuses), fields named in another case (its decoder matches them),
+// lists, documents of comments alone, and documents that do not parse.
+func TestSortManifests_isHelmsForOddHeads(t *testing.T) {
+	odd := map[string]string{
+		"weight-int":        "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: migrate\n  annotations:\n    helm.sh/hook: pre-upgrade\n    helm.sh/hook-weight: 5\n",
+		"weight-bool":       "apiVersion: v1\nkind: Pod\nmetadata:\n  name: probe\n  annotations:\n    helm.sh/hook: test\n    helm.sh/hook-weight: yes\n",
+		"delete-policy-int": "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p2\n  annotations:\n    helm.sh/hook: post-install\n    helm.sh/hook-delete-policy: 7\n",
+		"kind-capital":      "apiVersion: v1\nKind: Secret\nmetadata:\n  name: capital\n",
+		"name-capital":      "apiVersion: v1\nkind: Secret\nmetadata:\n  Name: capital-name\n  Annotations:\n    helm.sh/hook: pre-install\n",
+		"annotations-cap":   "apiVersion: v1\nkind: Secret\nmetadata:\n  name: capital-annotations\n  Annotations:\n    helm.sh/hook: pre-install\n",
+		"api-number":        "apiVersion: 1.10\nkind: Widget\nmetadata:\n  name: numbered\n",
+		"name-number":       "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: 0123\n",
+		"annotations-null":  "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bare\n  annotations:\n",
+		"no-metadata":       "apiVersion: v1\nkind: ConfigMap\ndata:\n  a: b\n",
+		"list":              "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: one\n- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: two\n",
+		"typed-list":        "apiVersion: v1\nkind: ConfigMapList\nitems:\n- metadata:\n    name: three\n",
+		"comments":          "# nothing but a comment\n",
+		"quoted-escapes":    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: \"a<b>&c\\u00e9\"\n  annotations:\n    note: \"tab\\there \\\"quoted\\\" <html> \\u2028\"\n    helm.sh/hook: pre-install\n",
+		"anchors":           "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: &n anchored\n  annotations:\n    copy: *n\n",
+		"unknown-hook":      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: skipped\n  annotations:\n    helm.sh/hook: not-an-event\n",
+		"bad-object":        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  annotations:\n    a: b\n",
+	}
+	files := map[string]string{}
+	for name, doc := range odd {
+		files["app/templates/"+name+".yaml"] = doc
+	}
+	wantHooks, wantManifests, err := releaseutil.SortManifests(files, nil, releaseutil.InstallOrder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hooks, manifests, objects, objectErrs, err := sortManifests(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkParsedAlike(t, manifests, objects, objectErrs)
+	if !reflect.DeepEqual(hooks, wantHooks) {
+		t.Errorf("hooks differ from Helm's:\n%s\nwant\n%s", describeHooks(hooks), describeHooks(wantHooks))
+	}
+	if !reflect.DeepEqual(manifests, wantManifests) {
+		t.Errorf("objects differ from Helm's:\n%s\nwant\n%s", describeManifests(manifests), describeManifests(wantManifests))
+	}
+
+	// Heads Helm refuses: each alone, its error Helm's.
+	for name, doc := range map[string]string{
+		"metadata-string":   "apiVersion: v1\nkind: ConfigMap\nmetadata: plain\n",
+		"annotations-list":  "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  annotations:\n  - a\n",
+		"annotation-nested": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  annotations:\n    a:\n      b: c\n",
+		"kind-map":          "apiVersion: v1\nkind:\n  a: b\nmetadata:\n  name: x\n",
+		"top-list":          "- a\n- b\n",
+	} {
+		files := map[string]string{"app/templates/" + name + ".yaml": doc}
+		_, _, want := releaseutil.SortManifests(files, nil, releaseutil.InstallOrder)
+		_, _, _, _, err := sortManifests(files)
+		if fmt.Sprint(err) != fmt.Sprint(want) {
+			t.Errorf("%s: error %v, want Helm's %v", name, err, want)
+		}
+	}
+}
+
+func describeHooks(hooks []*release.Hook) string {
+	var b strings.Builder
+	for _, h := range hooks {
+		fmt.Fprintf(&b, "  %s %s %s events=%v weight=%d policies=%v\n", h.Path, h.Kind, h.Name, h.Events, h.Weight, h.DeletePolicies)
+	}
+	return b.String()
+}
+
+func describeManifests(manifests []releaseutil.Manifest) string {
+	var b strings.Builder
+	for _, m := range manifests {
+		fmt.Fprintf(&b, "  %s %+v %q\n", m.Name, *m.Head, m.Content)
+	}
+	return b.String()
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/draw"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/parallel"
 )
 
 // sourcePrefix starts the comment Helm writes before every document of a
@@ -79,14 +80,20 @@ type Prior struct {
 func RenderStable(ctx context.Context, l *Loaded, values map[string]any, o RenderOptions, prior Prior) (*Rendered, error) {
 	d := newDrawing(o)
 	probe := d.probe()
-	traced, err := d.toFixedPoint(ctx, l, values, o, func() *draw.Rendering { return d.session.Rendering(d.seed, draw.Traced) })
-	if err != nil {
-		return nil, err
+	// The two renderings are independent, and Helm's engine runs a rendering on one core: they
+	// run at once. The seed's error is the one reported when both fail.
+	var passes [2]*pass
+	var errs [2]error
+	parallel.Each(len(passes), len(passes), func(i int) {
+		seed := [2][]byte{d.seed, probe}[i]
+		passes[i], errs[i] = d.toFixedPoint(ctx, l, values, o, func() *draw.Rendering { return d.session.Rendering(seed, draw.Traced) })
+	})
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
 	}
-	probed, err := d.toFixedPoint(ctx, l, values, o, func() *draw.Rendering { return d.session.Rendering(probe, draw.Traced) })
-	if err != nil {
-		return nil, err
-	}
+	traced, probed := passes[0], passes[1]
 	if maps.Equal(traced.files, probed.files) {
 		out, err := fromFiles(traced.chart, traced.files)
 		if err != nil {

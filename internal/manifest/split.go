@@ -39,6 +39,18 @@ type rawDocument struct {
 // errors through [Redactor.String] before showing them when the text may
 // hold sensitive values.
 func SplitDocuments(yamlText string) ([]Object, error) {
+	objs, _, err := splitDocuments(yamlText)
+	return objs, err
+}
+
+// SplitDocumentsAndTops is SplitDocuments that also returns the top-level value of each
+// document that holds one, as parsed, before lists are flattened into their items: what a
+// reader of a document's own fields (its kind, its annotations) sees.
+func SplitDocumentsAndTops(yamlText string) (objs []Object, tops []any, err error) {
+	return splitDocuments(yamlText)
+}
+
+func splitDocuments(yamlText string) ([]Object, []any, error) {
 	docs := splitYAMLStream(yamlText)
 	// Documents parse on every core: at a thousand objects, parsing is most of a plan's
 	// rendering. The errors are then read in the stream's order.
@@ -50,24 +62,28 @@ func SplitDocuments(yamlText string) ([]Object, error) {
 		}
 	})
 	var objs []Object
+	var tops []any
 	for i, doc := range docs {
 		value, err := values[i], errs[i]
 		if err != nil {
-			return nil, fmt.Errorf("document %d (line %d): %w", doc.index, doc.line, err)
+			return nil, nil, fmt.Errorf("document %d (line %d): %w", doc.index, doc.line, err)
 		}
 		if value == nil {
 			continue
 		}
 		obj, ok := value.(map[string]any)
 		if !ok {
-			return nil, fmt.Errorf("document %d (line %d): expected a Kubernetes object, got %s", doc.index, doc.line, describeValue(value))
+			return nil, nil, fmt.Errorf("document %d (line %d): expected a Kubernetes object, got %s", doc.index, doc.line, describeValue(value))
 		}
+		// Flattening sets the kind and apiVersion of a typed list's items, never the list's
+		// own fields, which a top holds.
+		tops = append(tops, obj)
 		objs, err = appendFlattened(objs, obj, "")
 		if err != nil {
-			return nil, fmt.Errorf("document %d (line %d): %w", doc.index, doc.line, err)
+			return nil, nil, fmt.Errorf("document %d (line %d): %w", doc.index, doc.line, err)
 		}
 	}
-	return objs, nil
+	return objs, tops, nil
 }
 
 // splitYAMLStream cuts text at document markers ("---" at the start of a
