@@ -8,6 +8,8 @@ import (
 	"maps"
 	"slices"
 
+	helmv1 "helm.sh/helm/v4/pkg/release/v1"
+
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/drift"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
@@ -152,11 +154,21 @@ func (r *Request) Prior() chart.Prior {
 	last, err := r.History.Last(r.Namespace, r.Name)
 	switch {
 	case err == nil:
-		prior.Documents = helmrelease.Applied(last)
+		prior.Documents = r.appliedOf(last)
 	case errors.Is(err, helmrelease.ErrNotFound):
 		prior.Documents = nil
 	}
 	return prior
+}
+
+// appliedOf returns the documents last applied (helmrelease.Applied), split once per request
+// and revision: Helm's splitter takes tens of milliseconds over a large release's manifest,
+// and a plan renders twice.
+func (r *Request) appliedOf(last *helmv1.Release) []chart.Document {
+	if r.lastApplied.of != last || last == nil {
+		r.lastApplied.of, r.lastApplied.documents = last, helmrelease.Applied(last)
+	}
+	return r.lastApplied.documents
 }
 
 // Rendering is the chart rendered for the release, with the manifests a plan shows.

@@ -46,6 +46,11 @@ type Request struct {
 	// readAhead holds the live objects a refresh read while it read the history
 	// (PrepareRefresh), by identity; nil when none were.
 	readAhead map[string]manifest.Object
+	// lastApplied are the documents of the revision of, as Prior reads them.
+	lastApplied struct {
+		of        *helmv1.Release
+		documents []chart.Document
+	}
 }
 
 // Prepare reads what a request for in needs of cluster, nil when there is none (a plan with
