@@ -174,9 +174,20 @@ func pick(m map[string]any, fields []string) (map[string]any, bool) {
 	return out, true
 }
 
+// isString reports whether v is a string that JSON writes as YAML reads it back: valid UTF-8
+// without the characters JSON leaves as they are and YAML refuses unescaped (DEL, the C1
+// controls, the byte order mark and U+FFFE, U+FFFF).
 func isString(v any) bool {
 	s, ok := v.(string)
-	return ok && utf8.ValidString(s)
+	if !ok || !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if r == 0x7f || (r >= 0x80 && r <= 0x9f) || r == 0xfeff || r == 0xfffe || r == 0xffff {
+			return false
+		}
+	}
+	return true
 }
 
 // installRank is each kind's place in Helm's InstallOrder, the last place where a kind is listed

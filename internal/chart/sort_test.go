@@ -165,6 +165,7 @@ func TestSortManifests_isHelmsForOddHeads(t *testing.T) {
 		"comments":          "# nothing but a comment\n",
 		"quoted-escapes":    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: \"a<b>&c\\u00e9\"\n  annotations:\n    note: \"tab\\there \\\"quoted\\\" <html> \\u2028\"\n    helm.sh/hook: pre-install\n",
 		"anchors":           "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: &n anchored\n  annotations:\n    copy: *n\n",
+		"control-chars":     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: controls\n  annotations:\n    del: \"a\\x7fb\"\n    c1: \"a\\x85b\\x9fc\"\n    bom: \"a\\ufeffb\"\n    helm.sh/hook: pre-install\n",
 		"unknown-hook":      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: skipped\n  annotations:\n    helm.sh/hook: not-an-event\n",
 		"bad-object":        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  annotations:\n    a: b\n",
 	}
