@@ -40,12 +40,16 @@ func sortManifests(files map[string]string) (hooks []*release.Hook, manifests []
 			docs = append(docs, document{path: path, text: split[key]})
 		}
 	}
-	type sorted struct {
-		hooks     []*release.Hook
-		manifests []releaseutil.Manifest
+	// A manifest keeps its document's parsed objects through the sort.
+	type entry struct {
+		manifest  releaseutil.Manifest
 		objects   []manifest.Object
 		objectErr error
-		err       error
+	}
+	type sorted struct {
+		hooks   []*release.Hook
+		entries []entry
+		err     error
 	}
 	each := make([]sorted, len(docs))
 	parallel.Chunks(len(docs), func(start, end int) {
@@ -59,43 +63,28 @@ func sortManifests(files map[string]string) (hooks []*release.Hook, manifests []
 			for _, h := range hooks {
 				h.Manifest = docs[i].text
 			}
-			for j := range manifests {
-				manifests[j].Content = docs[i].text
-			}
-			each[i] = sorted{hooks: hooks, manifests: manifests, err: err}
-			if len(manifests) == 1 {
-				each[i].objects, each[i].objectErr = objs, parseErr
+			each[i] = sorted{hooks: hooks, err: err}
+			for _, m := range manifests {
+				m.Content = docs[i].text
+				each[i].entries = append(each[i].entries, entry{manifest: m, objects: objs, objectErr: parseErr})
 			}
 		}
 	})
+	var entries []entry
 	for _, s := range each {
 		if s.err != nil {
 			return nil, nil, nil, nil, s.err
 		}
-		hooks = append(hooks, s.hooks...)
-		for _, m := range s.manifests {
-			manifests = append(manifests, m)
-			objects, objectErrs = append(objects, s.objects), append(objectErrs, s.objectErr)
-		}
-	}
-	if len(manifests) == 0 {
-		return hooks, nil, nil, nil, nil
-	}
-	// The objects go where their manifest goes.
-	order := make([]int, len(manifests))
-	for i := range order {
-		order[i] = i
+		hooks, entries = append(hooks, s.hooks...), append(entries, s.entries...)
 	}
 	sort.SliceStable(hooks, func(i, j int) bool { return installsBefore(hooks[i].Kind, hooks[j].Kind) })
-	sort.SliceStable(order, func(i, j int) bool {
-		return installsBefore(manifests[order[i]].Head.Kind, manifests[order[j]].Head.Kind)
+	sort.SliceStable(entries, func(i, j int) bool {
+		return installsBefore(entries[i].manifest.Head.Kind, entries[j].manifest.Head.Kind)
 	})
-	sortedManifests := make([]releaseutil.Manifest, len(order))
-	sortedObjects, sortedErrs := make([][]manifest.Object, len(order)), make([]error, len(order))
-	for i, k := range order {
-		sortedManifests[i], sortedObjects[i], sortedErrs[i] = manifests[k], objects[k], objectErrs[k]
+	for _, e := range entries {
+		manifests, objects, objectErrs = append(manifests, e.manifest), append(objects, e.objects), append(objectErrs, e.objectErr)
 	}
-	return hooks, sortedManifests, sortedObjects, sortedErrs, nil
+	return hooks, manifests, objects, objectErrs, nil
 }
 
 // headFields are the fields of a document Helm reads to sort it (releaseutil.SimpleHead), and
