@@ -30,6 +30,9 @@ type contextKubeClient struct {
 	adoptClientSide bool
 	// leaveToOthers, when set, is Spec.LeaveToOthers: what Update applies of each object.
 	leaveToOthers func(desired, previous, live []map[string]any) []map[string]any
+	// owners, while an uninstall runs, reads the owners of the objects it deletes at once
+	// (uninstall_owners.go).
+	owners *ownersAhead
 }
 
 // Update applies targets over originals, the objects of the revision Helm upgrades or rolls

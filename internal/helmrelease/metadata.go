@@ -40,8 +40,8 @@ func (m metadataReader) List(ctx context.Context, resource schema.GroupVersionRe
 	return byName, nil
 }
 
-// metadataObject carries the metadata a deletion wait reads, and the annotations that say
-// which release applied the object.
+// metadataObject carries the metadata a deletion wait reads, and the labels and annotations
+// that say which release applied the object (Owner.Owns).
 func metadataObject(obj *metav1.PartialObjectMetadata) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{Object: map[string]any{}}
 	u.SetAPIVersion(obj.APIVersion)
@@ -51,6 +51,7 @@ func metadataObject(obj *metav1.PartialObjectMetadata) *unstructured.Unstructure
 	u.SetUID(obj.UID)
 	u.SetDeletionTimestamp(obj.DeletionTimestamp)
 	u.SetFinalizers(obj.Finalizers)
+	u.SetLabels(obj.Labels)
 	u.SetAnnotations(obj.Annotations)
 	return u
 }

@@ -40,7 +40,12 @@ func (c *Client) uninstall(cfg *action.Configuration, name string, timeout time.
 	}
 	var helmErr error
 	if last.Info.Status != rcommon.StatusUninstalled {
+		disarm := func() {}
+		if kc, ok := cfg.KubeClient.(*contextKubeClient); ok {
+			disarm = kc.readOwnersAhead(last)
+		}
 		helmErr = runUninstall(cfg, name, timeout, cascade, disableHooks)
+		disarm()
 		if last, err = lastRelease(cfg.Releases, name); err != nil || last == nil {
 			return errors.Join(helmErr, err)
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -168,20 +169,36 @@ func (e *releaseTestEnv) benchConfigMapsLeft(t *testing.T) int {
 	return len(left.Items)
 }
 
-// Helm's uninstall reads each object before deleting it, to check that the release owns it, and
-// skips one whose read fails; it then purged the records, and the object was left for good. The
-// provider deletes what the uninstall left before it removes the records.
-func TestAccRelease_destroyDeletesWhatTheUninstallSkipped(t *testing.T) {
+// appliedBehindGateway applies a release of the bench chart with objects objects, its
+// requests passing through a gateway that can answer in the API server's place.
+func appliedBehindGateway(t *testing.T, objects int) (*releaseTestEnv, *faultproxy.Gateway, *terraformCLI) {
+	t.Helper()
 	e := testAccRelease(t)
 	gateway := e.behindGateway(t)
 	cli := newTerraformCLI(t, suiteCLI(t))
-	cli.writeConfig(benchRelease(t, e.namespace, 10, "1"))
+	cli.writeConfig(benchRelease(t, e.namespace, objects, "1"))
 	cli.mustRun("apply", "-auto-approve")
+	return e, gateway, cli
+}
 
-	// Without a refresh, the first read of the object in the destroy is Helm's check of its
-	// owner: refused once, as a passing fault of the API server would.
-	skipped := "/api/v1/namespaces/" + e.namespace + "/configmaps/app-0003"
+// Helm's uninstall reads each object before deleting it, to check that the release owns it, and
+// skips one whose read fails; it then purged the records, and the object was left for good. The
+// provider deletes what the uninstall left before it removes the records. (The provider reads
+// the owners at once before Helm does; when that read fails, Helm reads each object itself.)
+func TestAccRelease_destroyDeletesWhatTheUninstallSkipped(t *testing.T) {
+	e, gateway, cli := appliedBehindGateway(t, 10)
+
+	// Without a refresh, the first read of the ConfigMaps in the destroy is the one of their
+	// owners before Helm's uninstall checks them, and the first read of the object alone is
+	// Helm's check of its owner: each refused once, as a passing fault of the API server would.
+	listed := "/api/v1/namespaces/" + e.namespace + "/configmaps"
+	skipped := listed + "/app-0003"
 	gateway.Answer(&faultproxy.Rule{
+		Match:    func(r *http.Request) bool { return r.Method == http.MethodGet && r.URL.Path == listed },
+		Share:    1,
+		Times:    1,
+		Statuses: []int{http.StatusInternalServerError},
+	}, &faultproxy.Rule{
 		Match:    func(r *http.Request) bool { return r.Method == http.MethodGet && r.URL.Path == skipped },
 		Share:    1,
 		Times:    1,
@@ -196,6 +213,49 @@ func TestAccRelease_destroyDeletesWhatTheUninstallSkipped(t *testing.T) {
 	}
 	if left := e.benchConfigMapsLeft(t); left != 0 {
 		t.Fatalf("after the destroy %d ConfigMaps of the release are left", left)
+	}
+}
+
+// Helm's uninstall reads the owner of each object of the release before it deletes it, one
+// GET after another, a round trip each through the GitLab agent's tunnel; the destroy has them
+// read at once instead. Only an object the read shows the release does not own (here one that
+// another release took over) is left for Helm to read and judge itself: it is the one object
+// read alone, and the one left; every other is deleted.
+func TestAccRelease_destroyReadsOwnersAtOnce(t *testing.T) {
+	e, gateway, cli := appliedBehindGateway(t, 30)
+	taken, err := e.kube.CoreV1().ConfigMaps(e.namespace).Get(t.Context(), "app-0003", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	taken.Annotations["meta.helm.sh/release-name"] = "other"
+	if _, err := e.kube.CoreV1().ConfigMaps(e.namespace).Update(t.Context(), taken, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	gateway.Requests()
+	cli.mustRun("destroy", "-auto-approve", "-refresh=false")
+	alone := regexp.MustCompile(`^GET /(api/v1|apis/[^/]+/[^/]+)/namespaces/` + regexp.QuoteMeta(e.namespace) + `/[a-z]+/app-[^/?]+$`)
+	var read []string
+	deleted := 0
+	for _, r := range gateway.Requests() {
+		if alone.MatchString(r) {
+			read = append(read, r)
+		}
+		if strings.HasPrefix(r, http.MethodDelete+" ") && strings.Contains(r, "/app-") {
+			deleted++
+		}
+	}
+	if deleted != 29 {
+		t.Errorf("the gateway saw %d deletions of the release's objects, want 29: all but the one another release owns", deleted)
+	}
+	if want := []string{"GET /api/v1/namespaces/" + e.namespace + "/configmaps/app-0003"}; !slices.Equal(read, want) {
+		t.Errorf("the destroy read these objects one at a time:\n%s\nwant only %s", strings.Join(read, "\n"), want[0])
+	}
+	if got := e.helmRevisions(t, "app"); len(got) != 0 {
+		t.Fatalf("after the destroy helm history = %v, want none", got)
+	}
+	if left := e.benchConfigMapsLeft(t); left != 1 {
+		t.Fatalf("after the destroy %d ConfigMaps of the release are left, want the one another release owns", left)
 	}
 }
 
