@@ -2,10 +2,12 @@ package provider
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -35,6 +37,38 @@ func TestAccRelease_runTestsPass(t *testing.T) {
 					}
 					return nil
 				}),
+		}},
+	})
+}
+
+// Test hooks that are bare Pods, as podinfo's and many charts' are (zoo-podinfo), end as their
+// containers do on a node, and the apply succeeds; Helm leaves the Pods, which no
+// hook-delete-policy asks it to delete.
+func TestAccRelease_runTestsPassWithTestPods(t *testing.T) {
+	e := testAccRelease(t)
+	testAccResourceTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: releaseConfig("tst", e.namespace, chartserver.FixtureChart("zoo-podinfo"), "  run_tests = true\n  timeout = \"1m\""),
+			Check: func(*terraform.State) error {
+				pods, err := e.kube.CoreV1().Pods(e.namespace).List(t.Context(), metav1.ListOptions{})
+				if err != nil {
+					return err
+				}
+				succeeded := 0
+				for _, pod := range pods.Items {
+					if strings.HasPrefix(pod.Name, "tst-test-") || strings.HasPrefix(pod.Name, "tst-jwt-test-") {
+						if pod.Status.Phase != corev1.PodSucceeded {
+							return fmt.Errorf("test Pod %s is %s, want Succeeded", pod.Name, pod.Status.Phase)
+						}
+						succeeded++
+					}
+				}
+				if succeeded != 2 {
+					return fmt.Errorf("%d test Pods succeeded, want the chart's 2", succeeded)
+				}
+				return nil
+			},
 		}},
 	})
 }
