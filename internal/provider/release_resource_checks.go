@@ -20,7 +20,8 @@ import (
 // dry run of the objects that change refuses (release_resource_dryrun.go). With plan_checks =
 // "all" the cluster is asked through env.checker (clusterEnvironment).
 func (r *releaseResource) checkRendering(ctx context.Context, m, state *releaseModel, env *renderEnv, rendered *release.Rendering, diags *diag.Diagnostics) {
-	checked := env.request.Check(ctx, rendered, recordedOf(state))
+	level := release.CheckLevel(m.PlanChecks.ValueString())
+	checked := env.request.Check(ctx, rendered, recordedOf(state), level, env.checker, env.unreachable)
 	redactor := redactorFor(m)
 	for _, err := range slices.Concat(checked.SchemaErrors, checked.StoredVersionErrors) {
 		tflog.Warn(ctx, "not checked against the cluster's schemas or definitions", map[string]any{"release": m.releaseID(), "error": redactor.String(err.Error())})

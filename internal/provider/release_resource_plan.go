@@ -102,7 +102,6 @@ func (m *releaseModel) releaseInputs(ctx context.Context, env *renderEnv, privat
 		TakeOwnership:   m.TakeOwnership.ValueBool(),
 		// The plan checks, and the apply applies, the chart's crds/ definitions (create_replace).
 		ReplaceDefinitions: m.replacesCRDs(),
-		Checks:             release.Checks{Level: release.CheckLevel(m.PlanChecks.ValueString()), Checker: env.checker, Unreachable: env.unreachable},
 	}
 	diags.Append(m.Values.ElementsAs(ctx, &in.Values.Documents, false)...)
 	diags.Append(m.Set.ElementsAs(ctx, &in.Values.Set, false)...)

@@ -85,19 +85,6 @@ type DryRunOutcome struct {
 // CheckLevel is how far a plan checks (plan_checks).
 type CheckLevel string
 
-// Checks are how far a plan checks its rendering, and what it asks the cluster with.
-type Checks struct {
-	Level CheckLevel
-	// Checker asks the cluster; nil when there is none to ask, and Unreachable then says why.
-	Checker     Checker
-	Unreachable error
-}
-
-// asksCluster reports whether the checks ask the cluster for its schemas and a dry run.
-func (c Checks) asksCluster() bool {
-	return c.Level == CheckAll && c.Checker != nil
-}
-
 const (
 	CheckAll     CheckLevel = "all"     // the cluster's schemas and a server-side dry run of the changed objects
 	CheckOffline CheckLevel = "offline" // the target version and the shipped schemas
@@ -111,10 +98,9 @@ const PodSecurityEnforceLabel = "pod-security.kubernetes.io/enforce"
 // versions the target Kubernetes version does not serve (deprecated ones warn), fields the
 // kinds' schemas do not accept (the cluster's own with CheckAll, else those shipped), the
 // chart's definitions that drop a stored version, and, when none of those is an error, what a
-// server-side dry run of the objects that change refuses. How far it checks, and what it asks
-// the cluster with, are the request's Checks.
-func (r *Request) Check(ctx context.Context, rendered *Rendering, recorded *Recorded) *Checked {
-	level, c, unreachable := r.Checks.Level, r.Checks.Checker, r.Checks.Unreachable
+// server-side dry run of the objects that change refuses. c is nil without a cluster, and
+// unreachable says why.
+func (r *Request) Check(ctx context.Context, rendered *Rendering, recorded *Recorded, level CheckLevel, c Checker, unreachable error) *Checked {
 	out := &Checked{}
 	if level == CheckNone {
 		return out
@@ -134,7 +120,7 @@ func (r *Request) Check(ctx context.Context, rendered *Rendering, recorded *Reco
 	out.Target, _ = validate.ParseVersion(r.Capabilities.KubeVersion)
 	opts := validate.Options{Target: out.Target, Definitions: r.Definitions}
 	if level == CheckAll && c != nil {
-		opts.Server, out.SchemaErrors = r.serverSchemas(ctx, groupVersionsOf(objs))
+		opts.Server, out.SchemaErrors = c.ServerSchemas(ctx, groupVersionsOf(objs))
 		out.ClusterSchemas = len(opts.Server) > 0
 	}
 	opts, errs := opts.Prepared(objs)

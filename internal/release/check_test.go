@@ -53,16 +53,15 @@ func (c *answeringChecker) DryRun(_ context.Context, objs []manifest.Object) ([]
 // checked renders in and checks the rendering over recorded with c.
 func checked(t *testing.T, in Inputs, recorded *Recorded, level CheckLevel, c Checker) *Checked {
 	t.Helper()
-	in.Checks = Checks{Level: level, Checker: c}
-	if c == nil {
-		in.Checks.Unreachable = errors.New("no route to the cluster")
-	}
 	req := Prepare(context.Background(), nil, in)
 	p, err := req.Plan(context.Background(), recorded, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return req.Check(context.Background(), p.Rendering, recorded)
+	if c == nil {
+		return req.Check(context.Background(), p.Rendering, recorded, level, nil, errors.New("no route to the cluster"))
+	}
+	return req.Check(context.Background(), p.Rendering, recorded, level, c, nil)
 }
 
 // The plan's checks dry-run only the objects that change, in a namespace that exists, and

@@ -73,10 +73,6 @@ func (r *Request) Plan(ctx context.Context, recorded *Recorded, onlyIgnoredDiffe
 		if unchanged && same.Loaded.Version == recorded.ChartVersion {
 			return &Plan{Unchanged: true, Rendering: same}, nil
 		}
-		// The release changes, so Check will ask the cluster for the schemas of what renders:
-		// those of what the recorded revision renders are fetched and parsed while the next
-		// revision renders.
-		r.fetchSchemasAhead(ctx, r.validateObjects(same))
 	}
 	// A release may also exist without a state, from an earlier run whose create failed; the
 	// apply continues it. A deployed one is taken over, or refused.

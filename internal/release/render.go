@@ -56,8 +56,6 @@ type Inputs struct {
 	// ReplaceDefinitions applies the chart's crds/ definitions before the install or upgrade
 	// (crd_policy create_replace): the plan checks they drop no stored version.
 	ReplaceDefinitions bool
-	// Checks are how far a plan checks its rendering, and what it asks the cluster with.
-	Checks Checks
 }
 
 // Capabilities are what a chart sees of its cluster.

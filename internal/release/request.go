@@ -51,9 +51,6 @@ type Request struct {
 		of        *helmv1.Release
 		documents []chart.Document
 	}
-	// schemasAhead are the cluster's schemas Plan began to fetch for Check, nil when it did
-	// not (schemas_ahead.go).
-	schemasAhead *schemasAhead
 }
 
 // Prepare reads what a request for in needs of cluster, nil when there is none (a plan with
