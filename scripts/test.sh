@@ -50,7 +50,8 @@ log "helm CLI tests use $GITLABK8S_HELM and $GITLABK8S_HELM4"
 # that run no goroutines of the provider's own or Helm's): Helm's parallel deletes of a release of many objects logging with set_sensitive
 # values, the plan's parallel dry runs, a readiness wait cut short by a crash loop and rolled
 # back, two releases applied at once by one provider instance, and the retries of Helm's and the
-# provider's goroutines sharing one transport while a tunnel resets every connection. Each pattern names top-level
+# provider's goroutines sharing one transport while a tunnel resets every connection, and a destroy
+# whose owners are read together before Helm's parallel deletes. Each pattern names top-level
 # tests of internal/provider and must match at least one; the unit run already built the
 # package with -race, so this costs their run time only.
 race_tests=(
@@ -59,6 +60,7 @@ race_tests=(
   'TestAccRelease_crashLoopFailsFastAndRollsBack'
   'TestAccRelease_hooksAndCRDs'
   'TestAccRelease_tunnelResetsEveryTwoSeconds'
+  'TestAccRelease_destroyReadsOwnersAtOnce'
 )
 race_run="^($(IFS='|'; echo "${race_tests[*]}"))\$"
 

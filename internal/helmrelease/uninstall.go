@@ -38,11 +38,14 @@ func (c *Client) uninstall(cfg *action.Configuration, name string, timeout time.
 	if err != nil || last == nil {
 		return err
 	}
+	// The objects Helm's uninstall deletes, built once: for the read of their owners before
+	// it, and for what is deleted of them after it (Helm leaves the manifest as it was).
+	objects, buildErr := deletedObjects(cfg.KubeClient, last)
 	var helmErr error
 	if last.Info.Status != rcommon.StatusUninstalled {
 		disarm := func() {}
-		if kc, ok := cfg.KubeClient.(*contextKubeClient); ok {
-			disarm = kc.readOwnersAhead(last)
+		if kc, ok := cfg.KubeClient.(*contextKubeClient); ok && buildErr == nil {
+			disarm = kc.readOwnersAhead(Owner{Namespace: last.Namespace, Name: last.Name}, objects)
 		}
 		helmErr = runUninstall(cfg, name, timeout, cascade, disableHooks)
 		disarm()
@@ -55,7 +58,10 @@ func (c *Client) uninstall(cfg *action.Configuration, name string, timeout time.
 			return fmt.Errorf("uninstall release %s: %w", name, helmErr)
 		}
 	}
-	left, err := c.removeWhatUninstallLeft(cfg.KubeClient, last, time.Until(deadline), cascade)
+	left, err := []string(nil), buildErr
+	if buildErr == nil {
+		left, err = c.removeWhatUninstallLeft(cfg.KubeClient, last, objects, time.Until(deadline), cascade)
+	}
 	if err != nil || helmErr != nil {
 		c.keepUnfinished(cfg, last, left)
 		return fmt.Errorf("uninstall release %s: %w", name, errors.Join(helmErr, err))
@@ -79,11 +85,9 @@ func runUninstall(cfg *action.Configuration, name string, timeout time.Duration,
 	return err
 }
 
-// removeWhatUninstallLeft deletes the objects of rel's manifest that still exist and that Helm
-// applied for this release (resource policy "keep" excepted, as Helm does), and waits until
-// none is left. It returns the keys of the objects still there when it fails. Transient faults
-// of each request are ridden out by the clients' retries.
-func (c *Client) removeWhatUninstallLeft(client helmkube.Interface, rel *release.Release, timeout time.Duration, cascade Cascade) ([]string, error) {
+// deletedObjects are the objects of rel's manifest an uninstall deletes: all but those whose
+// resource policy keeps them, as Helm does.
+func deletedObjects(client helmkube.Interface, rel *release.Release) (helmkube.ResourceList, error) {
 	infos, err := client.Build(strings.NewReader(rel.Manifest), false)
 	if err != nil {
 		return nil, fmt.Errorf("read the manifest of revision %d: %w", rel.Version, err)
@@ -94,6 +98,14 @@ func (c *Client) removeWhatUninstallLeft(client helmkube.Interface, rel *release
 			objects = append(objects, info)
 		}
 	}
+	return objects, nil
+}
+
+// removeWhatUninstallLeft deletes the objects of rel's manifest (objects, deletedObjects) that
+// still exist and that Helm applied for this release, and waits until none is left. It returns
+// the keys of the objects still there when it fails. Transient faults of each request are
+// ridden out by the clients' retries.
+func (c *Client) removeWhatUninstallLeft(client helmkube.Interface, rel *release.Release, objects helmkube.ResourceList, timeout time.Duration, cascade Cascade) ([]string, error) {
 	if len(objects) == 0 {
 		return nil, nil
 	}

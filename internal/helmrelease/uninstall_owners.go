@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 
 	helmkube "helm.sh/helm/v4/pkg/kube"
-	release "helm.sh/helm/v4/pkg/release/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/cli-runtime/pkg/resource"
 )
@@ -39,18 +37,13 @@ type ownersAhead struct {
 	withheld map[objectRef]resource.RESTClient
 }
 
-// readOwnersAhead arms c for the uninstall of rel: the next Build of exactly the objects the
-// uninstall deletes reads them at once. It returns the function that disarms it.
-func (c *contextKubeClient) readOwnersAhead(rel *release.Release) func() {
-	infos, err := c.Client.Build(strings.NewReader(rel.Manifest), false)
-	if err != nil {
-		return func() {} // Helm's uninstall fails on the same manifest, and says why
-	}
-	a := &ownersAhead{owner: Owner{Namespace: rel.Namespace, Name: rel.Name}, objects: map[objectRef]bool{}, withheld: map[objectRef]resource.RESTClient{}}
-	for _, info := range infos {
-		if !keptByPolicy(info.Object) {
-			a.objects[refOf(info)] = true
-		}
+// readOwnersAhead arms c for the uninstall of owner's release, whose objects Helm deletes
+// (deletedObjects): the next Build of exactly them reads them at once. It returns the function
+// that disarms it.
+func (c *contextKubeClient) readOwnersAhead(owner Owner, objects helmkube.ResourceList) func() {
+	a := &ownersAhead{owner: owner, objects: make(map[objectRef]bool, len(objects)), withheld: map[objectRef]resource.RESTClient{}}
+	for _, info := range objects {
+		a.objects[refOf(info)] = true
 	}
 	c.owners = a
 	return func() { c.owners = nil }
