@@ -5,6 +5,8 @@
 # Built-in group versions are those the server's APIService objects serve locally: no CRD's,
 # no aggregated API's. A built-in document is the same on every API server of a minor version
 # (its info names only the minor); the provider uses one only for the exact bytes it hashes to.
+# Beside each document it writes the document's index (<name>.index.json: where each definition
+# lies, which kinds it defines), which the provider reads it by instead of parsing it whole.
 #
 #   scripts/openapi-seeds.sh                       # the local cluster (scripts/cluster-up.sh)
 #   scripts/openapi-seeds.sh --kubeconfig FILE     # any other cluster, as kubectl reaches it: an
@@ -54,4 +56,5 @@ while read -r name hash; do
   fi
   gzip -9 -n -c "$work/doc.json" > "$out/${name//\//_}-$hash.json.gz"
 done < "$work/builtin.txt"
+(cd "$REPO_ROOT" && go test ./internal/kube -count=1 -run '^TestSeeds_eachHasItsIndex$' -update-seed-indexes >/dev/null)
 log "wrote $(wc -l < "$work/builtin.txt") documents of $minor to ${out#"$REPO_ROOT"/} ($(du -sh "$out" | cut -f1))"

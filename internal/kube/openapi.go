@@ -6,6 +6,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/openapi"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/validate"
 )
 
 // OpenAPIDocument is the OpenAPI v3 document of one group version, as the API server publishes
@@ -16,8 +18,9 @@ type OpenAPIDocument struct {
 	// the document's URL, which carries a hash of its content. A cache keyed by it never serves
 	// a schema the server has since changed (a CRD updated).
 	Key string
-	// Fetch downloads the document, as JSON.
-	Fetch func(ctx context.Context) ([]byte, error)
+	// Fetch downloads the document, as JSON, with its index when one was shipped with it (nil:
+	// the document is to be read whole).
+	Fetch func(ctx context.Context) ([]byte, *validate.DocumentIndex, error)
 }
 
 // OpenAPIDocuments lists the OpenAPI v3 documents the API server publishes for gvs, in the
@@ -40,24 +43,24 @@ func (c *Clients) OpenAPIDocuments(ctx context.Context, gvs []schema.GroupVersio
 		docs = append(docs, OpenAPIDocument{
 			GroupVersion: gv,
 			Key:          c.Config.Host + published.ServerRelativeURL(),
-			Fetch: func(ctx context.Context) ([]byte, error) {
+			Fetch: func(ctx context.Context) ([]byte, *validate.DocumentIndex, error) {
 				hash, hashed := documentHash(published.ServerRelativeURL())
 				if hashed {
-					if b, ok := seeded(openAPIPath(gv), hash); ok {
-						return b, nil
+					if b, index, ok := seeded(openAPIPath(gv), hash); ok {
+						return b, index, nil
 					}
 					if b, ok := c.documents.get(openAPIPath(gv), hash); ok {
-						return b, nil
+						return b, nil, nil
 					}
 				}
 				b, err := published.SchemaWithContext(ctx, "application/json")
 				if err != nil {
-					return nil, fmt.Errorf("fetch the OpenAPI v3 document of %s from %s: %w", gv, c.Source, err)
+					return nil, nil, fmt.Errorf("fetch the OpenAPI v3 document of %s from %s: %w", gv, c.Source, err)
 				}
 				if hashed {
 					c.documents.put(openAPIPath(gv), hash, b)
 				}
-				return b, nil
+				return b, nil, nil
 			},
 		})
 	}

@@ -38,7 +38,7 @@ func TestOpenAPIDocuments_listsTheGroupVersionsAskedFor(t *testing.T) {
 			t.Errorf("key %q lacks the server or the document's hash", d.Key)
 		}
 	}
-	doc, err := docs[0].Fetch(ctx)
+	doc, _, err := docs[0].Fetch(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,13 +154,18 @@ func TestOpenAPIDocuments_theBuiltInDocumentsOfThePinnedVersionAreShipped(t *tes
 		t.Fatalf("%d documents for %d built-in group versions", len(docs), len(builtIn))
 	}
 	for _, d := range docs {
-		b, err := d.Fetch(ctx)
+		b, index, err := d.Fetch(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
 		hash, _ := documentHash(strings.TrimPrefix(d.Key, cfg.Host))
 		if !hasHash(b, hash) {
 			t.Errorf("%s: the document read does not have the hash the server publishes", d.GroupVersion)
+		}
+		if index == nil {
+			t.Errorf("%s: shipped without its index: run scripts/openapi-seeds.sh", d.GroupVersion)
+		} else if _, err := validate.IndexedServerSchema(b, *index); err != nil {
+			t.Errorf("%s: %v", d.GroupVersion, err)
 		}
 	}
 	if !reflect.DeepEqual(requests, []string{"/openapi/v3"}) {

@@ -85,10 +85,15 @@ func (c *schemaCache) get(ctx context.Context, doc OpenAPIDocument) (*validate.S
 	}
 	c.mu.Unlock()
 	e.once.Do(func() {
-		b, err := doc.Fetch(ctx)
+		b, index, err := doc.Fetch(ctx)
 		if err != nil {
 			e.err = err
 			return
+		}
+		if index != nil {
+			if e.schema, e.err = validate.IndexedServerSchema(b, *index); e.err == nil {
+				return
+			}
 		}
 		e.schema, e.err = validate.ParseServerSchema(b)
 	})

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"compress/gzip"
 	"embed"
+	"encoding/json"
 	"io"
 	"io/fs"
 	"strings"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/validate"
 )
 
 // seeds holds the OpenAPI v3 documents of the built-in group versions of the Kubernetes
@@ -16,7 +19,8 @@ import (
 // binary instead of downloaded: through the GitLab agent's tunnel the documents of api/v1,
 // apps/v1 and policy/v1 are 2.4 MB, about a second at 20 Mbit/s. The hash is the content's, so
 // a seed answers only for exactly the bytes the server publishes; any other document (another
-// version's, a CRD's) is downloaded.
+// version's, a CRD's) is downloaded. Beside each seed lies its index (seedIndexName), which says
+// where its definitions and kinds are, so a plan reads the document without a pass over it.
 //
 //go:embed seeds
 var seeds embed.FS
@@ -26,23 +30,43 @@ func seedName(gvPath, hash string) string {
 	return strings.ReplaceAll(gvPath, "/", "_") + "-" + hash + ".json.gz"
 }
 
-// seeded returns the shipped document of gvPath whose content has hash, or false when no
-// version ships it (or its bytes, against all odds, do not have the hash).
-func seeded(gvPath, hash string) ([]byte, bool) {
+// seedIndexName is the file of the index of the seed named name.
+func seedIndexName(name string) string {
+	return strings.TrimSuffix(name, ".json.gz") + ".index.json"
+}
+
+// seeded returns the shipped document of gvPath whose content has hash, with its index when
+// one is shipped and reads, or false when no version ships it (or its bytes, against all odds,
+// do not have the hash).
+func seeded(gvPath, hash string) ([]byte, *validate.DocumentIndex, bool) {
 	return seededIn(seeds, gvPath, hash)
 }
 
-func seededIn(fsys fs.FS, gvPath, hash string) ([]byte, bool) {
+func seededIn(fsys fs.FS, gvPath, hash string) ([]byte, *validate.DocumentIndex, bool) {
 	matches, err := fs.Glob(fsys, "seeds/*/"+seedName(gvPath, strings.ToUpper(hash)))
 	if err != nil || len(matches) == 0 {
-		return nil, false
+		return nil, nil, false
 	}
 	for _, m := range matches {
 		if b, err := readSeed(fsys, m); err == nil && hasHash(b, hash) {
-			return b, true
+			return b, readSeedIndex(fsys, seedIndexName(m)), true
 		}
 	}
-	return nil, false
+	return nil, nil, false
+}
+
+// readSeedIndex returns the index in the file name, or nil when there is none that reads: the
+// document is then read whole.
+func readSeedIndex(fsys fs.FS, name string) *validate.DocumentIndex {
+	b, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return nil
+	}
+	var index validate.DocumentIndex
+	if err := json.Unmarshal(b, &index); err != nil {
+		return nil
+	}
+	return &index
 }
 
 func readSeed(fsys fs.FS, name string) ([]byte, error) {

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
+	"k8s.io/kube-openapi/pkg/schemamutation"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
 )
@@ -117,6 +118,13 @@ func (s *ServerSchema) converter(kinds []schema.GroupVersionKind) (managedfields
 func (s *ServerSchema) build(roots []string) (managedfields.TypeConverter, error) {
 	reached := map[string]*spec.Schema{}
 	queue := slices.Clone(roots)
+	// The definitions each one refers to join the queue.
+	refs := schemamutation.Walker{SchemaCallback: schemamutation.SchemaCallBackNoop, RefCallback: func(ref *spec.Ref) *spec.Ref {
+		if name, ok := strings.CutPrefix(ref.String(), definitionRef); ok {
+			queue = append(queue, name)
+		}
+		return ref
+	}}
 	for len(queue) > 0 {
 		name := queue[0]
 		queue = queue[1:]
@@ -128,42 +136,17 @@ func (s *ServerSchema) build(roots []string) (managedfields.TypeConverter, error
 			return nil, fmt.Errorf("build the schema of the OpenAPI v3 document: %s refers to %s, which it does not define", roots, name)
 		}
 		var parsed spec.Schema
-		if err := json.Unmarshal(raw, &parsed); err != nil {
+		if err := parsed.UnmarshalJSON(raw); err != nil {
 			return nil, fmt.Errorf("build the schema of the OpenAPI v3 document: definition %s: %w", name, err)
 		}
 		reached[name] = &parsed
-		var generic any
-		if err := json.Unmarshal(raw, &generic); err != nil {
-			return nil, fmt.Errorf("build the schema of the OpenAPI v3 document: definition %s: %w", name, err)
-		}
-		queue = appendRefs(queue, generic)
+		refs.WalkSchema(&parsed)
 	}
 	converter, err := managedfields.NewTypeConverter(reached, false)
 	if err != nil {
 		return nil, fmt.Errorf("build the schema of the OpenAPI v3 document: %w", err)
 	}
 	return converter, nil
-}
-
-// appendRefs appends the names of the definitions v refers to ("$ref" anywhere in it).
-func appendRefs(names []string, v any) []string {
-	switch v := v.(type) {
-	case map[string]any:
-		for k, item := range v {
-			if ref, ok := item.(string); ok && k == "$ref" {
-				if name, ok := strings.CutPrefix(ref, definitionRef); ok {
-					names = append(names, name)
-				}
-				continue
-			}
-			names = appendRefs(names, item)
-		}
-	case []any:
-		for _, item := range v {
-			names = appendRefs(names, item)
-		}
-	}
-	return names
 }
 
 // checker returns the field check of the server's schema for objects of kinds checked

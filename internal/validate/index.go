@@ -1,0 +1,149 @@
+package validate
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// DocumentIndex says where each definition of an OpenAPI v3 document lies in the document, and
+// which kinds the document defines: what ParseServerSchema reads the whole document for. A
+// document read by every plan (one shipped in the binary) keeps its index beside it, so that
+// reading it is a lookup instead of a pass over its megabytes (api/v1's is 1.6 MB).
+type DocumentIndex struct {
+	// Definitions maps each definition's name to where its JSON lies in the document: the
+	// offsets of its first byte and of the byte after its last.
+	Definitions map[string][2]int `json:"definitions"`
+	// Kinds lists the kinds the document defines, each with the name of its definition.
+	Kinds []IndexedKind `json:"kinds"`
+}
+
+// IndexedKind is one kind of a DocumentIndex and the name of the definition of its schema.
+type IndexedKind struct {
+	Group      string `json:"group,omitempty"`
+	Version    string `json:"version"`
+	Kind       string `json:"kind"`
+	Definition string `json:"definition"`
+}
+
+// IndexDocument reads an OpenAPI v3 document (JSON) whole and returns its index, which
+// IndexedServerSchema reads the document by as ParseServerSchema would.
+func IndexDocument(doc []byte) (DocumentIndex, error) {
+	parsed, err := ParseServerSchema(doc)
+	if err != nil {
+		return DocumentIndex{}, err
+	}
+	offsets, err := definitionOffsets(doc)
+	if err != nil {
+		return DocumentIndex{}, fmt.Errorf("index OpenAPI v3 document: %w", err)
+	}
+	index := DocumentIndex{Definitions: offsets}
+	for gvk, name := range parsed.kinds {
+		index.Kinds = append(index.Kinds, IndexedKind{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind, Definition: name})
+	}
+	sort.Slice(index.Kinds, func(i, j int) bool {
+		a, b := index.Kinds[i], index.Kinds[j]
+		if a.Group != b.Group {
+			return a.Group < b.Group
+		}
+		if a.Version != b.Version {
+			return a.Version < b.Version
+		}
+		return a.Kind < b.Kind
+	})
+	return index, nil
+}
+
+// definitionOffsets walks doc's tokens to components.schemas and returns where each
+// definition's value lies.
+func definitionOffsets(doc []byte) (map[string][2]int, error) {
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	offsets := map[string][2]int{}
+	found := false
+	err := eachMember(dec, func(key string) error {
+		if key != "components" {
+			return skipValue(dec)
+		}
+		return eachMember(dec, func(key string) error {
+			if key != "schemas" {
+				return skipValue(dec)
+			}
+			found = true
+			return eachMember(dec, func(name string) error {
+				var raw json.RawMessage
+				if err := dec.Decode(&raw); err != nil {
+					return err
+				}
+				end := int(dec.InputOffset())
+				offsets[name] = [2]int{end - len(raw), end}
+				return nil
+			})
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, errors.New("it has no components.schemas")
+	}
+	return offsets, nil
+}
+
+// eachMember reads the object dec is at, calling member with each key while dec stands before
+// its value, which member must read.
+func eachMember(dec *json.Decoder, member func(key string) error) error {
+	if t, err := dec.Token(); err != nil {
+		return err
+	} else if t != json.Delim('{') {
+		return fmt.Errorf("expected an object at byte %d", dec.InputOffset())
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, ok := t.(string)
+		if !ok {
+			return fmt.Errorf("expected a key at byte %d", dec.InputOffset())
+		}
+		if err := member(key); err != nil {
+			return err
+		}
+	}
+	_, err := dec.Token() // the closing brace
+	return err
+}
+
+func skipValue(dec *json.Decoder) error {
+	var skipped json.RawMessage
+	return dec.Decode(&skipped)
+}
+
+// IndexedServerSchema reads doc by its index: what ParseServerSchema returns, without reading
+// the document whole. An index that does not fit doc (an offset outside it, a definition that
+// is not a JSON object there) is an error.
+func IndexedServerSchema(doc []byte, index DocumentIndex) (*ServerSchema, error) {
+	if len(index.Definitions) == 0 {
+		return nil, errors.New("read OpenAPI v3 document by its index: the index has no definitions")
+	}
+	definitions := make(map[string]json.RawMessage, len(index.Definitions))
+	for name, at := range index.Definitions {
+		start, end := at[0], at[1]
+		if start < 0 || end > len(doc) || end-start < 2 || doc[start] != '{' || doc[end-1] != '}' {
+			return nil, fmt.Errorf("read OpenAPI v3 document by its index: definition %s is not at bytes %d to %d", name, start, end)
+		}
+		definitions[name] = json.RawMessage(doc[start:end:end])
+	}
+	kinds := make(map[schema.GroupVersionKind]string, len(index.Kinds))
+	for _, k := range index.Kinds {
+		if _, ok := definitions[k.Definition]; !ok {
+			return nil, fmt.Errorf("read OpenAPI v3 document by its index: kind %s has definition %s, which the index does not place", k.Kind, k.Definition)
+		}
+		kinds[schema.GroupVersionKind{Group: k.Group, Version: k.Version, Kind: k.Kind}] = k.Definition
+	}
+	return &ServerSchema{definitions: definitions, kinds: kinds, converters: map[string]*converterEntry{}}, nil
+}
