@@ -169,11 +169,11 @@ func keptByPolicy(obj any) bool {
 	return strings.ToLower(strings.TrimSpace(policy)) == helmkube.KeepPolicy
 }
 
-// ownedByRelease says whether Helm applied the live object for rel; an object someone else
-// took over is not deleted, as Helm does not.
+// ownedByRelease says whether the live object is rel's by the rule Helm's uninstall judges
+// with (Owner.Owns): an object someone else took over, or one that names rel but lacks Helm's
+// label, Helm's uninstall leaves, and so does the provider.
 func ownedByRelease(obj *unstructured.Unstructured, rel *release.Release) bool {
-	annotations := obj.GetAnnotations()
-	return annotations[annotationReleaseName] == rel.Name && annotations[annotationReleaseNamespace] == rel.Namespace
+	return Owner{Namespace: rel.Namespace, Name: rel.Name}.Owns(obj.Object)
 }
 
 func keysOf(refs []objectRef, namespace string) []string {
