@@ -6,9 +6,6 @@ import (
 	"strings"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/parallel"
-
-	utiljson "k8s.io/apimachinery/pkg/util/json"
-	"sigs.k8s.io/yaml"
 )
 
 // Object is one Kubernetes object as JSON-compatible values: map[string]any,
@@ -163,19 +160,15 @@ func parseDocument(doc rawDocument) (any, error) {
 	if isBlankDocument(doc.text) {
 		return nil, nil
 	}
-	jsonBytes, err := yaml.YAMLToJSON([]byte(doc.text))
+	value, err := parseYAMLValue([]byte(doc.text))
 	if err != nil {
 		// Parse again at the document's place in the stream, so the
 		// parser's "line N" is a line of the whole text.
 		padded := strings.Repeat("\n", doc.line-1) + doc.text
-		if _, errInStream := yaml.YAMLToJSON([]byte(padded)); errInStream != nil {
+		if _, errInStream := parseYAMLValue([]byte(padded)); errInStream != nil {
 			err = errInStream
 		}
 		return nil, fmt.Errorf("parse yaml: %w", err)
-	}
-	var value any
-	if err := utiljson.Unmarshal(jsonBytes, &value); err != nil {
-		return nil, fmt.Errorf("decode yaml: %w", err)
 	}
 	return value, nil
 }
