@@ -3,6 +3,7 @@ package chart
 import (
 	"encoding/json"
 	"maps"
+	pathpkg "path"
 	"slices"
 	"sort"
 	"strings"
@@ -28,7 +29,10 @@ import (
 // a quarter of a large rendering's time. So each document is parsed here for its objects
 // (objects[i] are those of manifests[i], as manifest.SplitDocuments reads its content and a
 // newline, and objectErrs[i] why it does not parse), and Helm is handed only those fields,
-// written as JSON, when they are all strings; otherwise Helm reads the document itself.
+// written as JSON, when they are all strings; otherwise Helm reads the document itself. A
+// document whose fields are all strings and that is not a hook, most of a chart, is not
+// handed to Helm at all: its manifest is the one Helm's sort makes of such a document, its
+// head built from those fields (genericHead).
 func sortManifests(files map[string]string) (hooks []*release.Hook, manifests []releaseutil.Manifest, objects [][]manifest.Object, objectErrs []error, err error) {
 	type document struct{ path, text string }
 	var docs []document
@@ -55,7 +59,14 @@ func sortManifests(files map[string]string) (hooks []*release.Hook, manifests []
 	parallel.Chunks(len(docs), func(start, end int) {
 		for i := start; i < end; i++ {
 			objs, tops, parseErr := manifest.SplitDocumentsAndTops(docs[i].text + "\n")
-			head, ok := helmHead(tops, parseErr)
+			fields, ok := helmHeadFields(tops, parseErr)
+			if simple, generic := genericHead(fields, ok, docs[i].path); generic {
+				// Not a hook: Helm's sort would make a manifest of its head and nothing else.
+				m := releaseutil.Manifest{Name: docs[i].path, Content: docs[i].text, Head: simple}
+				each[i] = sorted{entries: []entry{{manifest: m, objects: objs, objectErr: parseErr}}}
+				continue
+			}
+			head, ok := helmHead(fields, ok)
 			if !ok {
 				head = docs[i].text
 			}
@@ -95,44 +106,9 @@ var headFields, headMetadataFields = []string{"apiVersion", "kind", "metadata"},
 // JSON document Helm reads exactly as it reads the whole: only when the document parsed
 // (parseErr is nil) into one mapping whose head fields are strings, a mapping of strings for
 // the annotations, and named only as Helm names them (Helm's decoder also matches other cases).
-func helmHead(tops []any, parseErr error) (string, bool) {
-	if parseErr != nil || len(tops) != 1 {
-		return "", false
-	}
-	top, _ := tops[0].(map[string]any)
-	head, ok := pick(top, headFields)
+func helmHead(head map[string]any, ok bool) (string, bool) {
 	if !ok {
 		return "", false
-	}
-	if metadata, present := head["metadata"]; present {
-		m, isMap := metadata.(map[string]any)
-		if !isMap {
-			return "", false
-		}
-		if head["metadata"], ok = pick(m, headMetadataFields); !ok {
-			return "", false
-		}
-	}
-	for _, field := range []string{"apiVersion", "kind"} {
-		if v, present := head[field]; present && !isString(v) {
-			return "", false
-		}
-	}
-	if m, present := head["metadata"].(map[string]any); present {
-		if v, named := m["name"]; named && !isString(v) {
-			return "", false
-		}
-		if a, annotated := m["annotations"]; annotated && a != nil {
-			annotations, isMap := a.(map[string]any)
-			if !isMap {
-				return "", false
-			}
-			for _, v := range annotations {
-				if !isString(v) {
-					return "", false
-				}
-			}
-		}
 	}
 	var text strings.Builder
 	enc := json.NewEncoder(&text)
@@ -141,6 +117,83 @@ func helmHead(tops []any, parseErr error) (string, bool) {
 		return "", false
 	}
 	return text.String(), true
+}
+
+// helmHeadFields returns the fields of the one document of tops that Helm reads to sort it,
+// under the conditions helmHead states; false otherwise.
+func helmHeadFields(tops []any, parseErr error) (map[string]any, bool) {
+	if parseErr != nil || len(tops) != 1 {
+		return nil, false
+	}
+	top, _ := tops[0].(map[string]any)
+	head, ok := pick(top, headFields)
+	if !ok {
+		return nil, false
+	}
+	if metadata, present := head["metadata"]; present {
+		m, isMap := metadata.(map[string]any)
+		if !isMap {
+			return nil, false
+		}
+		if head["metadata"], ok = pick(m, headMetadataFields); !ok {
+			return nil, false
+		}
+	}
+	for _, field := range []string{"apiVersion", "kind"} {
+		if v, present := head[field]; present && !isString(v) {
+			return nil, false
+		}
+	}
+	if m, present := head["metadata"].(map[string]any); present {
+		if v, named := m["name"]; named && !isString(v) {
+			return nil, false
+		}
+		if a, annotated := m["annotations"]; annotated && a != nil {
+			annotations, isMap := a.(map[string]any)
+			if !isMap {
+				return nil, false
+			}
+			for _, v := range annotations {
+				if !isString(v) {
+					return nil, false
+				}
+			}
+		}
+	}
+	return head, true
+}
+
+// genericHead returns the head Helm's sort reads from the fields helmHeadFields found (ok),
+// and true when Helm would make of the document at path one manifest and no hook: the
+// document is not in a partial's file (Helm skips those) and has no hook annotation. Helm
+// would read the head exactly as built here: the fields are plain strings, named as Helm
+// names them, and a mapping of strings for the annotations.
+func genericHead(fields map[string]any, ok bool, path string) (*releaseutil.SimpleHead, bool) {
+	if !ok || strings.HasPrefix(pathpkg.Base(path), "_") {
+		return nil, false
+	}
+	head := &releaseutil.SimpleHead{}
+	head.Version, _ = fields["apiVersion"].(string)
+	head.Kind, _ = fields["kind"].(string)
+	metadata, present := fields["metadata"].(map[string]any)
+	if !present {
+		return head, true
+	}
+	head.Metadata = &struct {
+		Name        string            `json:"name"`
+		Annotations map[string]string `json:"annotations"`
+	}{}
+	head.Metadata.Name, _ = metadata["name"].(string)
+	if annotations, annotated := metadata["annotations"].(map[string]any); annotated {
+		if _, hook := annotations[release.HookAnnotation]; hook {
+			return nil, false
+		}
+		head.Metadata.Annotations = make(map[string]string, len(annotations))
+		for k, v := range annotations {
+			head.Metadata.Annotations[k], _ = v.(string)
+		}
+	}
+	return head, true
 }
 
 // pick returns the fields of m named in fields; false when m names one of them in another

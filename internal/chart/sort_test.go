@@ -173,6 +173,12 @@ func TestSortManifests_isHelmsForOddHeads(t *testing.T) {
 	for name, doc := range odd {
 		files["app/templates/"+name+".yaml"] = doc
 	}
+	// A partial's file that renders an object, and one with an annotation but no hook: Helm
+	// skips the first and keeps the second as an object.
+	files["app/templates/_partial.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-partial\n"
+	files["app/templates/annotated.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: annotated\n  annotations:\n    a: b\n"
+	files["app/templates/annotations-empty.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: none\n  annotations: {}\n"
+	files["app/templates/metadata-empty.yaml"] = "apiVersion: v1\nkind: ConfigMap\nmetadata: {}\n"
 	wantHooks, wantManifests, err := releaseutil.SortManifests(files, nil, releaseutil.InstallOrder)
 	if err != nil {
 		t.Fatal(err)
