@@ -59,16 +59,17 @@ func sortManifests(files map[string]string) (hooks []*release.Hook, manifests []
 	parallel.Chunks(len(docs), func(start, end int) {
 		for i := start; i < end; i++ {
 			objs, tops, parseErr := manifest.SplitDocumentsAndTops(docs[i].text + "\n")
-			fields, ok := helmHeadFields(tops, parseErr)
-			if simple, generic := genericHead(fields, ok, docs[i].path); generic {
-				// Not a hook: Helm's sort would make a manifest of its head and nothing else.
-				m := releaseutil.Manifest{Name: docs[i].path, Content: docs[i].text, Head: simple}
-				each[i] = sorted{entries: []entry{{manifest: m, objects: objs, objectErr: parseErr}}}
-				continue
-			}
-			head, ok := helmHead(fields, ok)
-			if !ok {
-				head = docs[i].text
+			head := docs[i].text
+			if fields, ok := helmHeadFields(tops, parseErr); ok {
+				if simple, generic := genericHead(fields, docs[i].path); generic {
+					// Not a hook: Helm's sort would make a manifest of its head and nothing else.
+					m := releaseutil.Manifest{Name: docs[i].path, Content: docs[i].text, Head: simple}
+					each[i] = sorted{entries: []entry{{manifest: m, objects: objs, objectErr: parseErr}}}
+					continue
+				}
+				if text, encoded := helmHead(fields); encoded {
+					head = text
+				}
 			}
 			hooks, manifests, err := releaseutil.SortManifests(map[string]string{docs[i].path: head}, nil, releaseutil.InstallOrder)
 			for _, h := range hooks {
@@ -102,14 +103,9 @@ func sortManifests(files map[string]string) (hooks []*release.Hook, manifests []
 // of its metadata.
 var headFields, headMetadataFields = []string{"apiVersion", "kind", "metadata"}, []string{"name", "annotations"}
 
-// helmHead returns the fields of the one document of tops that Helm reads to sort it, as a
-// JSON document Helm reads exactly as it reads the whole: only when the document parsed
-// (parseErr is nil) into one mapping whose head fields are strings, a mapping of strings for
-// the annotations, and named only as Helm names them (Helm's decoder also matches other cases).
-func helmHead(head map[string]any, ok bool) (string, bool) {
-	if !ok {
-		return "", false
-	}
+// helmHead writes the head fields helmHeadFields found as a JSON document, which Helm reads
+// exactly as it reads the whole document.
+func helmHead(head map[string]any) (string, bool) {
 	var text strings.Builder
 	enc := json.NewEncoder(&text)
 	enc.SetEscapeHTML(false)
@@ -119,8 +115,10 @@ func helmHead(head map[string]any, ok bool) (string, bool) {
 	return text.String(), true
 }
 
-// helmHeadFields returns the fields of the one document of tops that Helm reads to sort it,
-// under the conditions helmHead states; false otherwise.
+// helmHeadFields returns the fields of the one document of tops that Helm reads to sort it:
+// only when the document parsed (parseErr is nil) into one mapping whose head fields are
+// strings, a mapping of strings for the annotations, and named only as Helm names them (Helm's
+// decoder also matches other cases).
 func helmHeadFields(tops []any, parseErr error) (map[string]any, bool) {
 	if parseErr != nil || len(tops) != 1 {
 		return nil, false
@@ -163,13 +161,13 @@ func helmHeadFields(tops []any, parseErr error) (map[string]any, bool) {
 	return head, true
 }
 
-// genericHead returns the head Helm's sort reads from the fields helmHeadFields found (ok),
-// and true when Helm would make of the document at path one manifest and no hook: the
+// genericHead returns the head Helm's sort reads from the fields helmHeadFields found, and
+// true when Helm would make of the document at path one manifest and no hook: the
 // document is not in a partial's file (Helm skips those) and has no hook annotation. Helm
 // would read the head exactly as built here: the fields are plain strings, named as Helm
 // names them, and a mapping of strings for the annotations.
-func genericHead(fields map[string]any, ok bool, path string) (*releaseutil.SimpleHead, bool) {
-	if !ok || strings.HasPrefix(pathpkg.Base(path), "_") {
+func genericHead(fields map[string]any, path string) (*releaseutil.SimpleHead, bool) {
+	if strings.HasPrefix(pathpkg.Base(path), "_") {
 		return nil, false
 	}
 	head := &releaseutil.SimpleHead{}
