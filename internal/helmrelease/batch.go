@@ -6,7 +6,6 @@ import (
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/parallel"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -86,13 +85,13 @@ func getAll(ctx context.Context, reader objectGetter, refs []objectRef, atOnce i
 }
 
 func (d dynamicReader) List(ctx context.Context, resource schema.GroupVersionResource, namespace string) (map[string]*unstructured.Unstructured, error) {
-	list, err := d.client.Resource(resource).Namespace(namespace).List(ctx, metav1.ListOptions{})
+	items, err := d.list(ctx, resource, namespace)
 	if err != nil {
 		return nil, err
 	}
-	byName := make(map[string]*unstructured.Unstructured, len(list.Items))
-	for i := range list.Items {
-		byName[list.Items[i].GetName()] = &list.Items[i]
+	byName := make(map[string]*unstructured.Unstructured, len(items))
+	for i := range items {
+		byName[items[i].GetName()] = &items[i]
 	}
 	return byName, nil
 }

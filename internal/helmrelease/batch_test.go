@@ -3,6 +3,8 @@ package helmrelease
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -10,6 +12,9 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/kube"
 )
 
 // listingReader serves objects by resource and name and counts the requests it gets.
@@ -183,5 +188,46 @@ func TestGetAll_listsAndGetsGoOutTogether(t *testing.T) {
 		if got[i] == nil || got[i].GetName() != ref.Name {
 			t.Errorf("entry %d = %v, want %s", i, got[i], ref.Name)
 		}
+	}
+}
+
+// A client made from a connection's clients lists through the connection's Lister, not the
+// dynamic client (left out here, so that its List would panic).
+func TestNew_listsThroughTheConnectionsLister(t *testing.T) {
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/version":
+			_, _ = w.Write([]byte(`{"major":"1","minor":"37","gitVersion":"v1.37.2"}`))
+		case "/api/v1/namespaces/review-1/configmaps":
+			_, _ = w.Write([]byte(`{"kind":"ConfigMapList","apiVersion":"v1","items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}]}`))
+		case "/api":
+			_, _ = w.Write([]byte(`{"kind":"APIVersions","versions":["v1"]}`))
+		case "/apis":
+			_, _ = w.Write([]byte(`{"kind":"APIGroupList","groups":[]}`))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer hs.Close()
+	noInCluster := func() (*rest.Config, error) { return nil, rest.ErrNotInCluster }
+	clients, err := kube.NewConnection(kube.Options{Host: hs.URL, InCluster: noInCluster}).Clients(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if clients.Lists == nil {
+		t.Fatal("the connection's clients have no Lister")
+	}
+	clients.Dynamic = nil
+	lister, ok := New(clients, Options{}).reader.(kindLister)
+	if !ok {
+		t.Fatal("the client's reader cannot list")
+	}
+	got, err := lister.List(context.Background(), schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, "review-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got["a"].GetKind() != "ConfigMap" || got["b"].GetAPIVersion() != "v1" {
+		t.Errorf("listed %v", got)
 	}
 }

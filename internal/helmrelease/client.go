@@ -55,7 +55,7 @@ type Client struct {
 
 // New returns a Client that uses clients for everything, Helm included.
 func New(clients *kube.Clients, opts Options) *Client {
-	c := &Client{clients: clients, opts: opts, reader: dynamicReader{client: clients.Dynamic}}
+	c := &Client{clients: clients, opts: opts, reader: dynamicReader{client: clients.Dynamic, lists: clients.Lists}}
 	if clients.Kubernetes != nil {
 		c.logs = podLogs{client: clients.Kubernetes}
 	}

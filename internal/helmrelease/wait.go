@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/kube"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/readiness"
 )
@@ -51,7 +52,24 @@ type liveReader interface {
 	ListEvents(ctx context.Context, namespace string) ([]*unstructured.Unstructured, error)
 }
 
-type dynamicReader struct{ client dynamic.Interface }
+// dynamicReader reads objects with the dynamic client, and lists them with lists when set (one
+// pass over a LIST's answer, where the dynamic client's List makes about ten).
+type dynamicReader struct {
+	client dynamic.Interface
+	lists  *kube.Lister
+}
+
+// list returns every object of resource in namespace.
+func (d dynamicReader) list(ctx context.Context, resource schema.GroupVersionResource, namespace string) ([]unstructured.Unstructured, error) {
+	if d.lists != nil {
+		return d.lists.List(ctx, resource, namespace)
+	}
+	list, err := d.client.Resource(resource).Namespace(namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return list.Items, nil
+}
 
 func (d dynamicReader) Get(ctx context.Context, ref objectRef) (*unstructured.Unstructured, error) {
 	obj, err := d.client.Resource(ref.Resource).Namespace(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
@@ -75,15 +93,15 @@ func (d dynamicReader) ListEvents(ctx context.Context, namespace string) ([]*uns
 }
 
 func (d dynamicReader) listAll(ctx context.Context, resource schema.GroupVersionResource, namespace string) ([]*unstructured.Unstructured, error) {
-	list, err := d.client.Resource(resource).Namespace(namespace).List(ctx, metav1.ListOptions{})
+	items, err := d.list(ctx, resource, namespace)
 	if err != nil {
 		return nil, err
 	}
-	pods := make([]*unstructured.Unstructured, len(list.Items))
-	for i := range list.Items {
-		pods[i] = &list.Items[i]
+	objs := make([]*unstructured.Unstructured, len(items))
+	for i := range items {
+		objs[i] = &items[i]
 	}
-	return pods, nil
+	return objs, nil
 }
 
 // workloadKinds own pods; only their namespaces need a pod list.

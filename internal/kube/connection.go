@@ -267,6 +267,9 @@ type Clients struct {
 	Source     Source
 	Kubernetes kubernetes.Interface
 	Dynamic    dynamic.Interface
+	// Lists reads a kind's objects with one LIST, on the dynamic client's connections, nil in
+	// clients made by hand (then the dynamic client lists).
+	Lists *Lister
 	// Metadata reads only objects' metadata: enough to tell whether they exist.
 	Metadata  metadata.Interface
 	Discovery discovery.CachedDiscoveryInterface
@@ -387,7 +390,11 @@ func (c *Connection) start(ctx context.Context) (*attempt, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create Kubernetes client for %s: %w", src, err)
 	}
-	dc, err := dynamic.NewForConfig(cfg)
+	dh, err := rest.HTTPClientFor(dynamic.ConfigFor(cfg))
+	if err != nil {
+		return nil, fmt.Errorf("create dynamic client for %s: %w", src, err)
+	}
+	dc, lister, err := newDynamic(cfg, dh)
 	if err != nil {
 		return nil, fmt.Errorf("create dynamic client for %s: %w", src, err)
 	}
@@ -406,6 +413,7 @@ func (c *Connection) start(ctx context.Context) (*attempt, error) {
 		Source:     src,
 		Kubernetes: kc,
 		Dynamic:    dc,
+		Lists:      lister,
 		Metadata:   mc,
 		Discovery:  cached,
 		Mapper:     builtinFirstMapper{restmapper.NewDeferredDiscoveryRESTMapper(cached)},
