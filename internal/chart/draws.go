@@ -48,6 +48,52 @@ func (d *drawing) probe() []byte {
 	return mac.Sum(nil)
 }
 
+// drawingNames are the template functions through which renderings with different seeds can
+// differ: those that draw (package draw's Seeded, Unseeded and Clock), and tpl, which renders a
+// string of the values as a template and so can call any of them.
+var drawingNames = func() map[string]bool {
+	names := map[string]bool{"tpl": true}
+	for _, name := range slices.Concat(draw.Seeded, draw.Unseeded, draw.Clock) {
+		names[name] = true
+	}
+	return names
+}()
+
+// mayDraw reports whether a template of ch, or of a chart it depends on, holds one of
+// drawingNames as a word (letters, digits and underscores between other characters), anywhere
+// in its text: a function a template calls is named in it so. When none does, no rendering of
+// ch calls a function that draws, and the seed changes nothing of it.
+func mayDraw(ch *helmchart.Chart) bool {
+	for _, f := range ch.Templates {
+		if hasWordOf(f.Data, drawingNames) {
+			return true
+		}
+	}
+	return slices.ContainsFunc(ch.Dependencies(), mayDraw)
+}
+
+// hasWordOf reports whether a word of text is in words.
+func hasWordOf(text []byte, words map[string]bool) bool {
+	isWord := func(c byte) bool {
+		return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+	}
+	for i := 0; i < len(text); {
+		if !isWord(text[i]) {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < len(text) && isWord(text[j]) {
+			j++
+		}
+		if words[string(text[i:j])] {
+			return true
+		}
+		i = j
+	}
+	return false
+}
+
 // pass is one chart rendered to its fixed point.
 type pass struct {
 	chart *helmchart.Chart

@@ -5,7 +5,11 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/pem"
+	"maps"
+	"os"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -206,5 +210,101 @@ func TestLookupRound_answersWithTheOverlay(t *testing.T) {
 	}
 	if !round.sameWith(context.Background(), []manifest.Object{rendered}) {
 		t.Error("the answers with the same overlay are taken for different")
+	}
+}
+
+func TestHasWordOf_findsWholeWordsOnly(t *testing.T) {
+	for text, want := range map[string]bool{
+		`{{ now | date "2006" }}`:                  true,
+		`{{ randAlphaNum 10 | b64enc }}`:           true,
+		`{{- (tpl .Values.x .) -}}`:                true,
+		`{{ 10|randAlphaNum }}`:                    true,
+		`{{ "x" | printf "%s}}" (uuidv4) }}`:       true,
+		"name: a\n# for now, nothing\n":            true,
+		`{{ .Values.unknown }} known snow nowt`:    false,
+		`{{ .Values.randAlphaNumbers }}`:           false,
+		`{{ include "app.tpl_name" . }}`:           false,
+		`{{ .Values.now_ }} {{ template "ago2" }}`: false,
+		"": false,
+	} {
+		if got := hasWordOf([]byte(text), drawingNames); got != want {
+			t.Errorf("hasWordOf(%q) = %t, want %t", text, got, want)
+		}
+	}
+}
+
+func TestMayDraw_looksIntoEveryTemplateAndSubchart(t *testing.T) {
+	for name, want := range map[string]bool{
+		"generated": false, "app": false, "with-hooks": false, "zoo-umbrella": false,
+		"random": true, "drawn": true, "zoo-passwords": true, "zoo-webhook": true,
+	} {
+		if got := mayDraw(loadFixture(t, name).Chart); got != want {
+			t.Errorf("%s: mayDraw = %t, want %t", name, got, want)
+		}
+	}
+	parent := inMemoryChart("parent", map[string]string{"templates/cm.yaml": "kind: ConfigMap\n"}).Chart
+	child := inMemoryChart("child", map[string]string{"templates/_helpers.tpl": `{{ define "x" }}{{ genCA "ca" 365 }}{{ end }}`}).Chart
+	if mayDraw(parent) {
+		t.Error("a chart without drawing functions may draw")
+	}
+	parent.AddDependency(child)
+	if !mayDraw(parent) {
+		t.Error("a subchart's partial that calls genCA was not found")
+	}
+}
+
+// A value drawn through tpl, from the values, is drawn: the chart names tpl.
+func TestRenderStable_drawsThroughTpl(t *testing.T) {
+	l := inMemoryChart("tpl", map[string]string{"templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  password: {{ tpl .Values.password . | quote }}\n"})
+	values, err := MergeValues(Values{Set: map[string]string{"password": "{{ randAlphaNum 12 }}"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := RenderOptions{ReleaseName: "web", Namespace: "review-x", Seed: []byte("seed")}
+	rendered, err := RenderStable(context.Background(), l, values, o, Prior{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rendered.Varying, []string{"tpl/templates/cm.yaml"}) {
+		t.Errorf("Varying = %q, want the ConfigMap's template", rendered.Varying)
+	}
+}
+
+// What lets a chart that names no drawing function be rendered once: with another seed it
+// renders exactly alike. Every fixture that renders with its own values is tried.
+func TestRenderStable_aChartThatDrawsNothingRendersAlikeWithAnySeed(t *testing.T) {
+	entries, err := os.ReadDir(filepath.Dir(fixturePath("app")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tried := 0
+	for _, e := range entries {
+		l := loadFixture(t, e.Name())
+		if mayDraw(l.Chart) {
+			continue
+		}
+		values, err := MergeValues(Values{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var files [2]map[string]string
+		for i, seed := range []string{"one seed", "another seed"} {
+			o := RenderOptions{ReleaseName: "web", Namespace: "review-x", Seed: []byte(seed)}
+			rendered, err := RenderStable(context.Background(), l, values, o, Prior{})
+			if err != nil {
+				break
+			}
+			files[i] = rendered.Files
+		}
+		if files[0] == nil || files[1] == nil {
+			continue
+		}
+		tried++
+		if !maps.Equal(files[0], files[1]) {
+			t.Errorf("%s renders differently with another seed", e.Name())
+		}
+	}
+	if tried < 10 {
+		t.Errorf("%d fixtures tried, want at least 10", tried)
 	}
 }

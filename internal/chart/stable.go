@@ -81,9 +81,13 @@ func RenderStable(ctx context.Context, l *Loaded, values map[string]any, o Rende
 	d := newDrawing(o)
 	probe := d.probe()
 	// The two renderings are independent, and Helm's engine runs a rendering on one core: they
-	// run at once. The seed's error is the one reported when both fail.
-	var passes [2]*pass
-	var errs [2]error
+	// run at once. The seed's error is the one reported when both fail. A chart none of whose
+	// templates names a function that draws renders alike with any seed: it is rendered once.
+	passes := make([]*pass, 2)
+	if !mayDraw(l.Chart) {
+		passes = passes[:1]
+	}
+	errs := make([]error, len(passes))
 	parallel.Each(len(passes), len(passes), func(i int) {
 		seed := [2][]byte{d.seed, probe}[i]
 		passes[i], errs[i] = d.toFixedPoint(ctx, l, values, o, func() *draw.Rendering { return d.session.Rendering(seed, draw.Traced) })
@@ -93,7 +97,7 @@ func RenderStable(ctx context.Context, l *Loaded, values map[string]any, o Rende
 			return nil, err
 		}
 	}
-	traced, probed := passes[0], passes[1]
+	traced, probed := passes[0], passes[len(passes)-1]
 	if maps.Equal(traced.files, probed.files) {
 		out, err := fromFiles(traced.chart, traced.files)
 		if err != nil {
