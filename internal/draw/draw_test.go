@@ -4,6 +4,7 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"text/template"
@@ -155,5 +156,15 @@ func TestRendering_apartChangesOnlyWhatNoSeedDetermines(t *testing.T) {
 	}
 	if plain[1] == apart[1] || plain[2] == apart[2] {
 		t.Errorf("a certificate or the clock did not change with Apart: %v, %v", plain, apart)
+	}
+}
+
+// The functions a rendering replaces are exactly those Seeded, Unseeded and Clock name: what
+// tells a chart that draws from one that does not (chart's mayDraw) reads those lists.
+func TestFuncs_areTheNamedOnes(t *testing.T) {
+	got := slices.Sorted(maps.Keys(NewSession(time.Now()).Rendering(seedA, Traced).Funcs()))
+	want := slices.Sorted(slices.Values(slices.Concat(Seeded, Unseeded, Clock)))
+	if !slices.Equal(got, want) {
+		t.Errorf("Funcs replaces %q, the lists name %q", got, want)
 	}
 }

@@ -85,7 +85,7 @@ func getAll(ctx context.Context, reader objectGetter, refs []objectRef, atOnce i
 }
 
 func (d dynamicReader) List(ctx context.Context, resource schema.GroupVersionResource, namespace string) (map[string]*unstructured.Unstructured, error) {
-	items, err := d.list(ctx, resource, namespace)
+	items, err := d.lists.List(ctx, resource, namespace)
 	if err != nil {
 		return nil, err
 	}

@@ -52,23 +52,11 @@ type liveReader interface {
 	ListEvents(ctx context.Context, namespace string) ([]*unstructured.Unstructured, error)
 }
 
-// dynamicReader reads objects with the dynamic client, and lists them with lists when set (one
-// pass over a LIST's answer, where the dynamic client's List makes about ten).
+// dynamicReader reads objects with the dynamic client and lists them with the connection's
+// Lister (one pass over a LIST's answer, where the dynamic client's List makes about ten).
 type dynamicReader struct {
 	client dynamic.Interface
 	lists  *kube.Lister
-}
-
-// list returns every object of resource in namespace.
-func (d dynamicReader) list(ctx context.Context, resource schema.GroupVersionResource, namespace string) ([]unstructured.Unstructured, error) {
-	if d.lists != nil {
-		return d.lists.List(ctx, resource, namespace)
-	}
-	list, err := d.client.Resource(resource).Namespace(namespace).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, err
-	}
-	return list.Items, nil
 }
 
 func (d dynamicReader) Get(ctx context.Context, ref objectRef) (*unstructured.Unstructured, error) {
@@ -93,7 +81,7 @@ func (d dynamicReader) ListEvents(ctx context.Context, namespace string) ([]*uns
 }
 
 func (d dynamicReader) listAll(ctx context.Context, resource schema.GroupVersionResource, namespace string) ([]*unstructured.Unstructured, error) {
-	items, err := d.list(ctx, resource, namespace)
+	items, err := d.lists.List(ctx, resource, namespace)
 	if err != nil {
 		return nil, err
 	}

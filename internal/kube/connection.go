@@ -267,8 +267,7 @@ type Clients struct {
 	Source     Source
 	Kubernetes kubernetes.Interface
 	Dynamic    dynamic.Interface
-	// Lists reads a kind's objects with one LIST, on the dynamic client's connections, nil in
-	// clients made by hand (then the dynamic client lists).
+	// Lists reads a kind's objects with one LIST, on the dynamic client's connections.
 	Lists *Lister
 	// Metadata reads only objects' metadata: enough to tell whether they exist.
 	Metadata  metadata.Interface
@@ -390,11 +389,7 @@ func (c *Connection) start(ctx context.Context) (*attempt, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create Kubernetes client for %s: %w", src, err)
 	}
-	dh, err := rest.HTTPClientFor(dynamic.ConfigFor(cfg))
-	if err != nil {
-		return nil, fmt.Errorf("create dynamic client for %s: %w", src, err)
-	}
-	dc, lister, err := newDynamic(cfg, dh)
+	dc, lister, err := newDynamic(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("create dynamic client for %s: %w", src, err)
 	}

@@ -3,7 +3,6 @@ package kube
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -21,10 +20,14 @@ import (
 // other step of its own.
 type Lister struct{ client rest.Interface }
 
-// newDynamic returns the dynamic client dynamic.NewForConfigAndClient makes, and a Lister on
-// the same REST client (and so the same connections and retries).
-func newDynamic(cfg *rest.Config, h *http.Client) (*dynamic.DynamicClient, *Lister, error) {
+// newDynamic returns the dynamic client dynamic.NewForConfig makes, and a Lister on the same
+// REST client (and so the same connections and retries).
+func newDynamic(cfg *rest.Config) (*dynamic.DynamicClient, *Lister, error) {
 	config := dynamic.ConfigFor(cfg)
+	h, err := rest.HTTPClientFor(config)
+	if err != nil {
+		return nil, nil, err
+	}
 	config.GroupVersion = nil
 	config.APIPath = "/if-you-see-this-search-for-the-break"
 	rc, err := rest.UnversionedRESTClientForConfigAndClient(config, h)
@@ -43,7 +46,7 @@ func (l *Lister) List(ctx context.Context, resource schema.GroupVersionResource,
 		return nil, err
 	}
 	body, _ := res.Raw()
-	items, err := DecodeList(body)
+	items, err := decodeList(body)
 	if err != nil {
 		return nil, fmt.Errorf("decode the list of %s: %w", resource.Resource, err)
 	}
@@ -62,12 +65,12 @@ func resourcePath(r schema.GroupVersionResource, namespace string) []string {
 	return append(p, r.Resource)
 }
 
-// DecodeList decodes a LIST's JSON answer into its items in one pass, giving what
+// decodeList decodes a LIST's JSON answer into its items in one pass, giving what
 // unstructured.UnstructuredJSONScheme gives: each item's object decoded by apimachinery's JSON
 // (numbers as int64 when integral, else float64), an item with neither kind nor apiVersion (the
 // items of a built-in kind's list) given the list's apiVersion and its kind without "List", and
 // a list without a kind, or whose kind or apiVersion is not a string, refused.
-func DecodeList(body []byte) ([]unstructured.Unstructured, error) {
+func decodeList(body []byte) ([]unstructured.Unstructured, error) {
 	var list struct {
 		APIVersion string           `json:"apiVersion"`
 		Kind       string           `json:"kind"`

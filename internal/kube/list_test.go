@@ -74,7 +74,7 @@ func TestDecodeList_isWhatTheDynamicClientDecodes(t *testing.T) {
 	for name, body := range listBodies {
 		t.Run(name, func(t *testing.T) {
 			want, wantErr := clientGoItems(dec, []byte(body))
-			got, err := DecodeList([]byte(body))
+			got, err := decodeList([]byte(body))
 			if (err != nil) != (wantErr != nil) {
 				t.Fatalf("error %v, client-go's %v", err, wantErr)
 			}
@@ -104,7 +104,7 @@ func FuzzDecodeList(f *testing.F) {
 	dec := clientGoListDecoder(f)
 	f.Fuzz(func(t *testing.T, body []byte) {
 		want, wantErr := clientGoItems(dec, body)
-		got, err := DecodeList(body)
+		got, err := decodeList(body)
 		if (err != nil) != (wantErr != nil) {
 			t.Fatalf("error %v, client-go's %v", err, wantErr)
 		}
@@ -124,11 +124,7 @@ func FuzzDecodeList(f *testing.F) {
 func TestLister_isTheDynamicClientsList(t *testing.T) {
 	ctx, admin := adminClients(t)
 	cfg := admin.Config
-	h, err := rest.HTTPClientFor(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dc, lister, err := newDynamic(cfg, h)
+	dc, lister, err := newDynamic(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,14 +214,14 @@ func configMapList(n int) []byte {
 	return []byte(b.String())
 }
 
-// BenchmarkDecodeList compares the one pass of DecodeList with the dynamic client's decoding
+// BenchmarkDecodeList compares the one pass of decodeList with the dynamic client's decoding
 // of the same answer, a LIST of 1000 ConfigMaps.
 func BenchmarkDecodeList(b *testing.B) {
 	body := configMapList(1000)
 	b.Run("once", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if items, err := DecodeList(body); err != nil || len(items) != 1000 {
+			if items, err := decodeList(body); err != nil || len(items) != 1000 {
 				b.Fatal(len(items), err)
 			}
 		}
