@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"compress/gzip"
 	"embed"
+	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"io"
 	"io/fs"
 	"strings"
@@ -79,5 +81,19 @@ func readSeed(fsys fs.FS, name string) ([]byte, error) {
 		return nil, err
 	}
 	defer func() { _ = r.Close() }()
-	return io.ReadAll(r)
+	// The gzip trailer's last four bytes hold the content's length: read it into one buffer of
+	// that size rather than into one grown step by step, each step a fresh copy (a new
+	// process's memory costs a page fault per page it touches first).
+	if len(z) < 4 {
+		return nil, io.ErrUnexpectedEOF
+	}
+	b := make([]byte, binary.LittleEndian.Uint32(z[len(z)-4:]))
+	if _, err := io.ReadFull(r, b); err != nil {
+		return nil, err
+	}
+	// The content ends there, and its checksum holds (checked when the end is read).
+	if n, err := r.Read(make([]byte, 1)); n != 0 || err != io.EOF {
+		return nil, fmt.Errorf("%s: longer than its gzip trailer says", name)
+	}
+	return b, nil
 }

@@ -3,6 +3,7 @@ package kube
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"encoding/json"
 	"flag"
 	"io/fs"
@@ -190,5 +191,33 @@ func BenchmarkSeededSchema(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// A seed is read into a buffer of the length its gzip trailer gives; a trailer that says less
+// or more than the content holds, or a content cut short, is refused, not read in part.
+func TestReadSeed_refusesWhatItsTrailerMisstates(t *testing.T) {
+	doc := []byte(`{"openapi":"3.0.0","info":{"version":"1.37"},"paths":{}}`)
+	z := gzipped(t, doc)
+	withLength := func(n uint32) []byte {
+		b := bytes.Clone(z)
+		binary.LittleEndian.PutUint32(b[len(b)-4:], n)
+		return b
+	}
+	fsys := fstest.MapFS{
+		"right":   {Data: z},
+		"shorter": {Data: withLength(uint32(len(doc) - 1))},
+		"longer":  {Data: withLength(uint32(len(doc) + 1))},
+		"empty":   {Data: withLength(0)},
+		"cut":     {Data: z[:len(z)-12]},
+		"tiny":    {Data: z[:3]},
+	}
+	if b, err := readSeed(fsys, "right"); err != nil || !bytes.Equal(b, doc) {
+		t.Errorf("readSeed(right) = %q, %v; want the document", b, err)
+	}
+	for _, name := range []string{"shorter", "longer", "empty", "cut", "tiny"} {
+		if b, err := readSeed(fsys, name); err == nil {
+			t.Errorf("readSeed(%s) = %q, want an error", name, b)
+		}
 	}
 }
