@@ -14,6 +14,8 @@ import (
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/provider"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/reportcmd"
+	// The curve of the certificate go-plugin generates, built while the packages initialize.
+	_ "github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/startcert"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/startgc"
 )
 

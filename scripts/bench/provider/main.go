@@ -28,6 +28,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/provider"
+	// The curve of the certificate go-plugin generates, built while the packages initialize.
+	_ "github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/startcert"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/startgc"
 )
 
