@@ -14,9 +14,9 @@ import (
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/provider"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/reportcmd"
-	// The curve of the certificate go-plugin generates, built while the packages initialize.
-	_ "github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/startcert"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/startgc"
+	// Work of the start done on the second core while the packages initialize.
+	_ "github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/startwarm"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".

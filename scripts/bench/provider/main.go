@@ -28,9 +28,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/provider"
-	// The curve of the certificate go-plugin generates, built while the packages initialize.
-	_ "github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/startcert"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/startgc"
+	// Work of the start done on the second core while the packages initialize.
+	_ "github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/startwarm"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
