@@ -3,19 +3,17 @@
 //
 // Terraform starts the provider three times for a plan and four for an apply, and each start
 // spends some 60 ms initializing packages on one core (Kubernetes' and Helm's schemes, JSON
-// schema compilers) while the other waits. Three things of each start can be done ahead there:
+// schema compilers) while the other waits. Two things of each start are done ahead there:
 //   - The memory the initialization fills (about 9 MB, internal/startgc) is faulted in at once
 //     with madvise(MADV_POPULATE_WRITE): a block of heap, populated, then freed by a collection, so
 //     the allocations that follow reuse it. A page fault costs several microseconds where the
 //     kernel runs under a hypervisor, as on CI runners, and there are thousands of them.
-//   - The executable's pages are mapped at once with madvise(MADV_POPULATE_READ), where running
-//     the initialization would fault them in a few at a time.
 //   - The table of the P-521 curve, which Go builds on a process's first key on that curve, is
 //     built: go-plugin generates a P-521 key and certificate for Terraform's automatic mTLS before
 //     the provider answers, and the table was half of that.
 //
 // It runs only in a process Terraform starts with automatic mTLS (PLUGIN_CLIENT_CERT set), not in
-// the report mode or under a debugger. A kernel without these madvise advices (before Linux 5.14)
+// the report mode or under a debugger. A kernel without MADV_POPULATE_WRITE (before Linux 5.14)
 // just faults as before. main imports this package for that alone; it imports no project package,
 // so Go's initialization order (by import path, dependencies first) runs it before the module's
 // large dependencies.
@@ -28,8 +26,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"strconv"
-	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -55,9 +51,8 @@ func start(getenv func(string) string) <-chan error {
 			// during the initialization, internal/startgc).
 			runtime.GC()
 		}
-		exeErr := populateExecutable()
 		_, keyErr := ecdh.P521().GenerateKey(rand.Reader)
-		done <- errors.Join(heapErr, exeErr, keyErr)
+		done <- errors.Join(heapErr, keyErr)
 	}()
 	return done
 }
@@ -73,54 +68,4 @@ func populate(b []byte) error {
 		return fmt.Errorf("populate %d bytes of heap: %w", len(b), err)
 	}
 	return nil
-}
-
-// populateExecutable maps in the pages of this process's executable.
-func populateExecutable() error {
-	exe, err := os.Readlink("/proc/self/exe")
-	if err != nil {
-		return err
-	}
-	return populateFile(exe)
-}
-
-// populateFile maps in the pages of every mapping this process has of the file at path.
-func populateFile(path string) error {
-	maps, err := os.ReadFile("/proc/self/maps")
-	if err != nil {
-		return err
-	}
-	var errs []error
-	for _, r := range mappingsOf(string(maps), path) {
-		if _, _, errno := unix.Syscall(unix.SYS_MADVISE, r.start, r.end-r.start, unix.MADV_POPULATE_READ); errno != 0 {
-			errs = append(errs, fmt.Errorf("populate %s at %#x-%#x: %w", path, r.start, r.end, errno))
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// mapping is an address range of a process, its end excluded.
-type mapping struct{ start, end uintptr }
-
-// mappingsOf returns the ranges that maps (the text of /proc/<pid>/maps) gives to the file at
-// path: lines "<start>-<end> <perms> <offset> <dev> <inode> <path>", the path to the line's end.
-func mappingsOf(maps, path string) []mapping {
-	var out []mapping
-	for line := range strings.Lines(maps) {
-		fields := strings.SplitN(strings.TrimRight(line, "\n"), " ", 6)
-		if len(fields) < 6 || strings.TrimLeft(fields[5], " ") != path {
-			continue
-		}
-		lo, hi, ok := strings.Cut(fields[0], "-")
-		if !ok {
-			continue
-		}
-		start, err1 := strconv.ParseUint(lo, 16, 64)
-		end, err2 := strconv.ParseUint(hi, 16, 64)
-		if err1 != nil || err2 != nil || end <= start {
-			continue
-		}
-		out = append(out, mapping{uintptr(start), uintptr(end)})
-	}
-	return out
 }

@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -95,45 +94,6 @@ func TestPopulate_mapsAnonymousMemoryAtOnce(t *testing.T) {
 	checkPopulates(t, b, func() error { return populate(b) })
 	if err := populateHeap(1 << 20); err != nil {
 		t.Errorf("populateHeap: %v", err)
-	}
-}
-
-// A file's mappings are mapped in whole once populated; untouched, they are not.
-func TestPopulateFile_mapsTheFilesMappingsAtOnce(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "file with spaces")
-	if err := os.WriteFile(path, make([]byte, 8<<20), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = f.Close() }()
-	b, err := unix.Mmap(int(f.Fd()), 0, 8<<20, unix.PROT_READ, unix.MAP_PRIVATE)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = unix.Munmap(b) }()
-	checkPopulates(t, b, func() error { return populateFile(path) })
-	if err := populateExecutable(); err != nil {
-		t.Errorf("populateExecutable: %v", err)
-	}
-}
-
-func TestMappingsOf_readsTheFilesRanges(t *testing.T) {
-	maps := `00400000-00452000 r-xp 00000000 08:02 173521      /usr/bin/terraform provider
-00651000-00652000 r--p 00051000 08:02 173521      /usr/bin/terraform provider
-00652000-00655000 rw-p 00052000 08:02 173521      /usr/bin/terraform provider (deleted)
-00e03000-00e24000 rw-p 00000000 00:00 0                                  [heap]
-c000000000-c004000000 rw-p 00000000 00:00 0 
-7f1c0000-7f1c1000 r--p 00000000 08:02 135522      /usr/bin/terraform
-zz-7f1c2000 r--p 00000000 08:02 135522      /usr/bin/terraform provider
-7f1c3000-7f1c2000 r--p 00000000 08:02 135522      /usr/bin/terraform provider
-`
-	got := mappingsOf(maps, "/usr/bin/terraform provider")
-	want := []mapping{{0x400000, 0x452000}, {0x651000, 0x652000}}
-	if !slices.Equal(got, want) {
-		t.Errorf("mappingsOf = %x, want %x", got, want)
 	}
 }
 
