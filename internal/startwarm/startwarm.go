@@ -6,8 +6,9 @@
 // schema compilers) while the other waits. Two things of each start are done ahead there:
 //   - The memory the initialization fills (about 9 MB, internal/startgc) is faulted in at once
 //     with madvise(MADV_POPULATE_WRITE): a block of heap, populated, then freed by a collection, so
-//     the allocations that follow reuse it. A page fault costs several microseconds where the
-//     kernel runs under a hypervisor, as on CI runners, and there are thousands of them.
+//     the allocations that follow reuse it. A start faults in about 2,500 pages of heap, each
+//     about 10 µs on the virtual machine of BENCHMARKS.md (5 µs populated at once, and there on
+//     the core that would otherwise wait).
 //   - The table of the P-521 curve, which Go builds on a process's first key on that curve, is
 //     built: go-plugin generates a P-521 key and certificate for Terraform's automatic mTLS before
 //     the provider answers, and the table was half of that.
