@@ -2,8 +2,11 @@ package startgc
 
 import (
 	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -22,4 +25,36 @@ func TestRestore_turnsTheCollectorBackOnAsTheProcessStarted(t *testing.T) {
 	if got := debug.SetGCPercent(want); got != want {
 		t.Errorf("after Restore the collector's setting is %d, want %d (GOGC=%q)", got, want, os.Getenv("GOGC"))
 	}
+}
+
+// The provider's binary turns the collector off before it has collected anything: no
+// collection ends (GODEBUG=gctrace=1) before this package initializes (inittrace).
+func TestOff_beforeAnyCollection(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("builds the provider's binary: runs in the acceptance pass, set TF_ACC=1 to run it")
+	}
+	bin := filepath.Join(t.TempDir(), "terraform-provider-gitlabk8s")
+	if out, err := exec.Command("go", "build", "-o", bin, "../..").CombinedOutput(); err != nil {
+		t.Fatalf("build the provider: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin)
+	// Without Terraform's variables the provider says it is a plugin and ends: every package
+	// has been initialized by then. Without PLUGIN_CLIENT_CERT nothing starts a collection on
+	// purpose (internal/startwarm).
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1,gctrace=1", "PLUGIN_CLIENT_CERT=")
+	out, _ := cmd.CombinedOutput()
+	const self = "init github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/startgc "
+	var collections []string
+	for line := range strings.Lines(string(out)) {
+		if strings.HasPrefix(line, self) {
+			if len(collections) > 0 {
+				t.Errorf("the collector ran before it was turned off:\n%s%s", strings.Join(collections, ""), line)
+			}
+			return
+		}
+		if strings.HasPrefix(line, "gc ") {
+			collections = append(collections, line)
+		}
+	}
+	t.Fatalf("no initialization of internal/startgc in the binary's trace:\n%s", out)
 }

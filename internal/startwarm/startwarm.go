@@ -16,8 +16,8 @@
 // It runs only in a process Terraform starts with automatic mTLS (PLUGIN_CLIENT_CERT set), not in
 // the report mode or under a debugger. A kernel without MADV_POPULATE_WRITE (before Linux 5.14)
 // just faults as before. main imports this package for that alone; it imports no project package,
-// so Go's initialization order (by import path, dependencies first) runs it before the module's
-// large dependencies.
+// and Go initializes it early: after about 0.5 MB of the 9.4 MB the initialization allocates
+// (GODEBUG=inittrace=1), before the module's large dependencies.
 package startwarm
 
 import (
