@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"time"
 
 	"helm.sh/helm/v4/pkg/action"
@@ -178,20 +177,6 @@ func lastSuccessful(cfg *action.Configuration, name string, before int) (int, er
 		return 0, err
 	}
 	return newestSuccessful(history, before), nil
-}
-
-// History returns every stored revision of the release, oldest first, none when it does not
-// exist: one read of Helm's storage.
-func (c *Client) History(ctx context.Context, namespace, name string) ([]*release.Release, error) {
-	history, err := releaseHistory(c.configuration(ctx, namespace, nil).Releases, name)
-	if errors.Is(err, driver.ErrReleaseNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read history of release %s: %w", name, err)
-	}
-	slices.SortFunc(history, func(a, b *release.Release) int { return a.Version - b.Version })
-	return history, nil
 }
 
 // ErrNotFound is returned for a release that does not exist.

@@ -59,7 +59,7 @@ func TestConfiguration_helmLogsToTheClientsLog(t *testing.T) {
 	for part, logger := range loggers {
 		logger.Debug("probe from the " + part)
 	}
-	if history, err := c.History(context.Background(), testNamespace, "app"); err != nil || len(history) != 0 {
+	if history, err := c.History(context.Background(), testNamespace, "app", 0); err != nil || len(history.Revisions) != 0 {
 		t.Fatalf("History = %v, %v, want none", history, err)
 	}
 	for part := range loggers {

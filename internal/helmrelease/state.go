@@ -205,8 +205,3 @@ func revisionOf(rel *release.Release) Revision {
 	}
 	return rev
 }
-
-// DecideFromHistory returns the next apply of a release whose stored revisions are history.
-func DecideFromHistory(history []*release.Release, claim Claim) Next {
-	return Decide(revisionsOf(history), claim)
-}

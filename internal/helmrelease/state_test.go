@@ -1,6 +1,7 @@
 package helmrelease
 
 import (
+	"slices"
 	"testing"
 
 	rcommon "helm.sh/helm/v4/pkg/release/common"
@@ -14,14 +15,17 @@ func history(statuses ...rcommon.Status) []Revision {
 	return out
 }
 
+// The statuses the histories of these tests are written with.
+const (
+	deployed       = rcommon.StatusDeployed
+	superseded     = rcommon.StatusSuperseded
+	failed         = rcommon.StatusFailed
+	pendingInstall = rcommon.StatusPendingInstall
+	pendingUpgrade = rcommon.StatusPendingUpgrade
+	uninstalled    = rcommon.StatusUninstalled
+)
+
 func TestDecide(t *testing.T) {
-	const (
-		deployed       = rcommon.StatusDeployed
-		superseded     = rcommon.StatusSuperseded
-		failed         = rcommon.StatusFailed
-		pendingInstall = rcommon.StatusPendingInstall
-		pendingUpgrade = rcommon.StatusPendingUpgrade
-	)
 	tests := []struct {
 		name    string
 		history []Revision
@@ -132,5 +136,31 @@ func TestDecideFromLast(t *testing.T) {
 	}
 	if got := DecideFromLast(Revision{}); got.Operation != OperationInstall || got.Target != (Target{Revision: 1}) {
 		t.Errorf("DecideFromLast(none) = %+v, want an install of revision 1", got)
+	}
+}
+
+// A plan reads whole the newest record, and the one its next apply compares with or rolls back
+// to; every other revision is read for its version and status alone.
+func TestWanted(t *testing.T) {
+	tests := []struct {
+		name    string
+		history []Revision
+		want    []int
+	}{
+		{"none", nil, nil},
+		{"newest deployed", history(superseded, superseded, superseded, deployed), []int{4}},
+		{"newest failed over a deployed one", history(superseded, deployed, failed), []int{2, 3}},
+		{"newest failed over a failed install", history(failed, failed), []int{2}},
+		{"pending over a deployed one", history(superseded, deployed, pendingUpgrade), []int{2, 3}},
+		{"pending over superseded ones", history(superseded, superseded, pendingUpgrade), []int{2, 3}},
+		{"uninstalled, history kept", history(superseded, uninstalled), []int{2}},
+		{"any order", []Revision{{3, deployed}, {1, superseded}, {2, superseded}}, []int{3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Wanted(tt.history); !slices.Equal(got, tt.want) {
+				t.Errorf("Wanted(%v) = %v, want %v", tt.history, got, tt.want)
+			}
+		})
 	}
 }

@@ -2,9 +2,7 @@ package kube
 
 import (
 	"context"
-	"os"
 	"testing"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,16 +15,7 @@ import (
 // test (three minutes at most). Without TF_ACC the test is skipped.
 func localCluster(t *testing.T) (context.Context, *testcluster.Cluster) {
 	t.Helper()
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("acceptance test: set TF_ACC=1 to run it against the local cluster")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	t.Cleanup(cancel)
-	cluster, err := testcluster.Ensure(ctx)
-	if err != nil {
-		t.Fatalf("start the local cluster: %v", err)
-	}
-	return ctx, cluster
+	return testcluster.ForTest(t)
 }
 
 // status is an answer of the API server as it comes over the wire.

@@ -14,7 +14,7 @@ import (
 func TestRefreshedHistories_handOnceWhileRecent(t *testing.T) {
 	now := time.Unix(1_000_000, 0)
 	h := &refreshedHistories{now: func() time.Time { return now }}
-	read := release.History{Read: true, Revisions: []*helmv1.Release{{Name: "app", Version: 3}}}
+	read := release.HistoryOf(&helmv1.Release{Name: "app", Version: 3})
 
 	h.put("review/app", read)
 	if _, ok := h.take("review/other"); ok {

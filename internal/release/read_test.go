@@ -12,6 +12,7 @@ import (
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/drift"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 )
 
@@ -26,8 +27,9 @@ type liveCluster struct {
 	reads *[][]string
 }
 
-func (c liveCluster) History(context.Context, string, string) ([]*helmv1.Release, error) {
-	return c.history, c.historyErr
+func (c liveCluster) History(context.Context, string, string, int) (helmrelease.Stored, error) {
+	h := HistoryOf(c.history...)
+	return helmrelease.Stored{Revisions: h.Revisions, Records: h.Records}, c.historyErr
 }
 func (c liveCluster) Lookup(string) chart.Objects { return nil }
 func (c liveCluster) LiveObjects(_ context.Context, _ string, objs []manifest.Object) ([]manifest.Object, error) {

@@ -16,12 +16,16 @@ import (
 // are two round trips. Read takes what was read ahead and reads only the objects of the last
 // revision that were not (liveObjects).
 func PrepareRefresh(ctx context.Context, cluster Cluster, in Inputs, recorded *Recorded) *Request {
+	expect := 0
+	if recorded != nil {
+		expect = recorded.Revision
+	}
 	if cluster == nil {
-		return Prepare(ctx, cluster, in)
+		return prepare(ctx, cluster, in, expect)
 	}
 	ahead := recorded.readAhead()
 	if len(ahead) == 0 {
-		return Prepare(ctx, cluster, in)
+		return prepare(ctx, cluster, in, expect)
 	}
 	type answer struct {
 		live []manifest.Object
@@ -32,7 +36,7 @@ func PrepareRefresh(ctx context.Context, cluster Cluster, in Inputs, recorded *R
 		live, err := cluster.LiveObjects(ctx, in.Namespace, ahead)
 		read <- answer{live, err}
 	}()
-	req := Prepare(ctx, cluster, in)
+	req := prepare(ctx, cluster, in, expect)
 	got := <-read
 	if got.err != nil {
 		return req // Read reads them again, and says why when that fails too

@@ -11,6 +11,7 @@ import (
 
 	helmv1 "helm.sh/helm/v4/pkg/release/v1"
 
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 )
 
@@ -21,12 +22,12 @@ type aheadCluster struct {
 	reading chan struct{}
 }
 
-func (c aheadCluster) History(ctx context.Context, namespace, name string) ([]*helmv1.Release, error) {
+func (c aheadCluster) History(ctx context.Context, namespace, name string, expect int) (helmrelease.Stored, error) {
 	select {
 	case <-c.reading:
-		return c.liveCluster.History(ctx, namespace, name)
+		return c.liveCluster.History(ctx, namespace, name, expect)
 	case <-time.After(10 * time.Second):
-		return nil, errors.New("no object was read while the history was")
+		return helmrelease.Stored{}, errors.New("no object was read while the history was")
 	}
 }
 

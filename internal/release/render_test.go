@@ -5,8 +5,6 @@ import (
 	"reflect"
 	"testing"
 
-	helmv1 "helm.sh/helm/v4/pkg/release/v1"
-
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
 )
 
@@ -54,14 +52,14 @@ func TestRequest_priorFromTheHistory(t *testing.T) {
 // another revision.
 func TestRequest_priorIsSplitOncePerRevision(t *testing.T) {
 	req := PrepareWithHistory(nil, Inputs{Namespace: testNamespace, Name: "app"}, History{})
-	req.History = History{Read: true, Revisions: []*helmv1.Release{storedRelease(1, "deployed")}}
+	req.History = HistoryOf(storedRelease(1, "deployed"))
 	first, again := req.Prior(), req.Prior()
 	if len(first.Documents) != 1 || len(again.Documents) != 1 || &first.Documents[0] != &again.Documents[0] {
 		t.Fatalf("two Priors of one request split the manifest twice (%p, %p)", first.Documents, again.Documents)
 	}
 	next := storedRelease(2, "deployed")
 	next.Manifest = "---\n# Source: app/templates/other.yaml\napiVersion: v1\nkind: Secret\nmetadata:\n  name: app\n"
-	req.History.Revisions = append(req.History.Revisions, next)
+	req.History = HistoryOf(append(req.History.Records, next)...)
 	if got := req.Prior(); len(got.Documents) != 1 || got.Documents[0].Source != "app/templates/other.yaml" {
 		t.Errorf("Prior after the history gained revision 2 = %+v, want that revision's document", got.Documents)
 	}

@@ -20,9 +20,10 @@ import (
 // Cluster is what a request reads of the cluster: the release's record in Helm's storage,
 // and the objects a chart's lookup answers from (helmrelease.Client).
 type Cluster interface {
-	// History returns every stored revision of the release, oldest first, none when it does
-	// not exist: one read of Helm's storage.
-	History(ctx context.Context, namespace, name string) ([]*helmv1.Release, error)
+	// History returns the stored revisions of the release, none when it does not exist: the
+	// version and status of each, and whole the records helmrelease.Wanted names. expect, when
+	// not 0, is the version the state records, read while the rest is.
+	History(ctx context.Context, namespace, name string, expect int) (helmrelease.Stored, error)
 	// Lookup answers a chart's lookup for a release in namespace.
 	Lookup(namespace string) chart.Objects
 	// LiveObjects returns, for each of objs, the object as it is in the cluster, nil for one
@@ -56,12 +57,17 @@ type Request struct {
 // Prepare reads what a request for in needs of cluster, nil when there is none (a plan with
 // the provider's kube_version, or a cluster that cannot be reached).
 func Prepare(ctx context.Context, cluster Cluster, in Inputs) *Request {
+	return prepare(ctx, cluster, in, 0)
+}
+
+// prepare is Prepare, with expect the revision the state records (0 for none or unknown).
+func prepare(ctx context.Context, cluster Cluster, in Inputs, expect int) *Request {
 	req := &Request{Inputs: in}
 	if cluster == nil {
 		return req
 	}
-	revisions, err := cluster.History(ctx, in.Namespace, in.Name)
-	return req.on(cluster, History{Read: err == nil, Revisions: revisions, Err: err})
+	stored, err := cluster.History(ctx, in.Namespace, in.Name, expect)
+	return req.on(cluster, History{Read: err == nil, Revisions: stored.Revisions, Records: stored.Records, Err: err})
 }
 
 // PrepareWithHistory prepares a request for in as Prepare does, with the history h a refresh
@@ -86,8 +92,34 @@ type History struct {
 	// there was no cluster to read.
 	Read bool
 	Err  error
-	// Revisions are oldest first.
-	Revisions []*helmv1.Release
+	// Revisions are the version and status of every stored revision, oldest first.
+	Revisions []helmrelease.Revision
+	// Records are the revisions read whole (helmrelease.Wanted: the newest, and the one an
+	// upgrade compares with), oldest first.
+	Records []*helmv1.Release
+}
+
+// HistoryOf is the history of records read whole, every one of them.
+func HistoryOf(records ...*helmv1.Release) History {
+	h := History{Read: true, Records: records}
+	for _, r := range records {
+		rev := helmrelease.Revision{Version: r.Version}
+		if r.Info != nil {
+			rev.Status = r.Info.Status
+		}
+		h.Revisions = append(h.Revisions, rev)
+	}
+	return h
+}
+
+// record returns the record of revision version read whole, nil when it was not.
+func (h History) record(version int) *helmv1.Release {
+	for _, r := range h.Records {
+		if r != nil && r.Version == version {
+			return r
+		}
+	}
+	return nil
 }
 
 // ErrNoHistory is returned for a history that was not read from a cluster.
@@ -107,16 +139,21 @@ func (h History) Last(namespace, name string) (*helmv1.Release, error) {
 	if !h.Read {
 		return nil, h.unread()
 	}
-	var last *helmv1.Release
+	var last helmrelease.Revision
 	for _, r := range h.Revisions {
-		if last == nil || r.Version > last.Version {
+		if r.Version > last.Version {
 			last = r
 		}
 	}
-	if last == nil || last.Info == nil || last.Info.Status == rcommon.StatusUninstalled {
+	if last.Version == 0 || last.Status == rcommon.StatusUninstalled {
 		return nil, fmt.Errorf("release %s in namespace %s: %w", name, namespace, helmrelease.ErrNotFound)
 	}
-	return last, nil
+	rel := h.record(last.Version)
+	if rel == nil || rel.Info == nil {
+		// Gone between the listing and the read of its record (a concurrent apply pruned it).
+		return nil, fmt.Errorf("release %s in namespace %s: the record of revision %d could not be read", name, namespace, last.Version)
+	}
+	return rel, nil
 }
 
 // Next returns the next apply of the release claimed as claim, decided from its history.
@@ -124,7 +161,7 @@ func (h History) Next(claim helmrelease.Claim) (helmrelease.Next, error) {
 	if !h.Read {
 		return helmrelease.Next{}, h.unread()
 	}
-	return helmrelease.DecideFromHistory(h.Revisions, claim), nil
+	return helmrelease.Decide(h.Revisions, claim), nil
 }
 
 // lookupCall is one question to the cluster's objects.

@@ -98,7 +98,7 @@ func TestHistory_last(t *testing.T) {
 		"uninstalled with history kept": {history: []*helmv1.Release{storedRelease(1, rcommon.StatusUninstalled)}, notFound: true},
 	} {
 		t.Run(name, func(t *testing.T) {
-			last, err := History{Read: true, Revisions: tc.history}.Last(testNamespace, "app")
+			last, err := HistoryOf(tc.history...).Last(testNamespace, "app")
 			if tc.notFound {
 				if !errors.Is(err, helmrelease.ErrNotFound) {
 					t.Fatalf("Last = %v, %v, want ErrNotFound", last, err)
@@ -137,8 +137,8 @@ func (f objectsFunc) Lookup(_ context.Context, apiVersion, kind, namespace, name
 // lookupCluster is a Cluster whose history is empty and whose lookups come from objects.
 type lookupCluster struct{ objects chart.Objects }
 
-func (c lookupCluster) History(context.Context, string, string) ([]*helmv1.Release, error) {
-	return nil, nil
+func (c lookupCluster) History(context.Context, string, string, int) (helmrelease.Stored, error) {
+	return helmrelease.Stored{}, nil
 }
 func (c lookupCluster) Lookup(string) chart.Objects { return c.objects }
 func (c lookupCluster) LiveObjects(_ context.Context, _ string, objs []manifest.Object) ([]manifest.Object, error) {

@@ -158,21 +158,19 @@ func (r *Request) recordedHoldsAll(rendering *Rendering, recorded *Recorded, rev
 // revisionKeys returns the helmKey of every object of the stored revision's manifest, false
 // when the history does not hold it or its manifest cannot be read.
 func (r *Request) revisionKeys(revision int) (map[string]bool, bool) {
-	for _, rel := range r.History.Revisions {
-		if rel == nil || rel.Version != revision {
-			continue
-		}
-		objs, err := manifest.SplitDocuments(rel.Manifest)
-		if err != nil {
-			return nil, false
-		}
-		keys := make(map[string]bool, len(objs))
-		for _, obj := range objs {
-			keys[r.helmKey(obj)] = true
-		}
-		return keys, true
+	rel := r.History.record(revision)
+	if rel == nil {
+		return nil, false
 	}
-	return nil, false
+	objs, err := manifest.SplitDocuments(rel.Manifest)
+	if err != nil {
+		return nil, false
+	}
+	keys := make(map[string]bool, len(objs))
+	for _, obj := range objs {
+		keys[r.helmKey(obj)] = true
+	}
+	return keys, true
 }
 
 // helmKey is an object's identity as Helm's upgrade compares the rendering with the previous
