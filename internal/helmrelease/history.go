@@ -28,6 +28,11 @@ type Stored struct {
 	Records []*release.Release
 }
 
+// StoredOf is the history of records, every one of them read whole, oldest first as given.
+func StoredOf(records []*release.Release) Stored {
+	return Stored{Revisions: revisionsOf(records), Records: records}
+}
+
 // Wanted returns the versions of history whose records a plan or an apply reads, oldest
 // first: the newest (what the release holds, the documents drawn values are kept from), and
 // the ones its next apply (Decide) compares its rendering with (UpgradesFrom) and rolls back to
@@ -129,5 +134,5 @@ func (c *Client) wholeHistory(store *storage.Storage, name string) (Stored, erro
 		return Stored{}, fmt.Errorf("read history of release %s: %w", name, err)
 	}
 	slices.SortFunc(history, func(a, b *release.Release) int { return a.Version - b.Version })
-	return Stored{Revisions: revisionsOf(history), Records: history}, nil
+	return StoredOf(history), nil
 }

@@ -28,8 +28,7 @@ type liveCluster struct {
 }
 
 func (c liveCluster) History(context.Context, string, string, int) (helmrelease.Stored, error) {
-	h := HistoryOf(c.history...)
-	return helmrelease.Stored{Revisions: h.Revisions, Records: h.Records}, c.historyErr
+	return helmrelease.StoredOf(c.history), c.historyErr
 }
 func (c liveCluster) Lookup(string) chart.Objects { return nil }
 func (c liveCluster) LiveObjects(_ context.Context, _ string, objs []manifest.Object) ([]manifest.Object, error) {

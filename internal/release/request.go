@@ -94,22 +94,15 @@ type History struct {
 	Err  error
 	// Revisions are the version and status of every stored revision, oldest first.
 	Revisions []helmrelease.Revision
-	// Records are the revisions read whole (helmrelease.Wanted: the newest, and the one an
-	// upgrade compares with), oldest first.
+	// Records are the revisions read whole (helmrelease.Wanted: the newest, and the ones the
+	// next apply compares with or rolls back to), oldest first.
 	Records []*helmv1.Release
 }
 
 // HistoryOf is the history of records read whole, every one of them.
 func HistoryOf(records ...*helmv1.Release) History {
-	h := History{Read: true, Records: records}
-	for _, r := range records {
-		rev := helmrelease.Revision{Version: r.Version}
-		if r.Info != nil {
-			rev.Status = r.Info.Status
-		}
-		h.Revisions = append(h.Revisions, rev)
-	}
-	return h
+	stored := helmrelease.StoredOf(records)
+	return History{Read: true, Revisions: stored.Revisions, Records: stored.Records}
 }
 
 // record returns the record of revision version read whole, nil when it was not.
