@@ -7,14 +7,51 @@ import (
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/parallel"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// kindLister lists every object of one resource in a namespace ("" for cluster scope). A
-// reader that can list lets a release of many objects be read with one request per kind
-// instead of one per object.
+// kindLister lists the objects of one resource in a namespace ("" for cluster scope) that a
+// field selector selects ("" for all). A reader that can list lets a release of many objects be
+// read with one request per kind instead of one per object.
 type kindLister interface {
-	List(ctx context.Context, resource schema.GroupVersionResource, namespace string) (map[string]*unstructured.Unstructured, error)
+	List(ctx context.Context, resource schema.GroupVersionResource, namespace, fieldSelector string) (map[string]*unstructured.Unstructured, error)
+}
+
+// recordType is the type of the Secrets in which Helm keeps a release's revisions.
+const recordType = "helm.sh/release.v1"
+
+// notRecords is the field selector of a LIST of Secrets that leaves Helm's records out: a
+// release's namespace holds one per revision kept (ten by default), each its whole chart and
+// manifest, and a read of the release's own Secrets reads none of them.
+var notRecords = fields.OneTermNotEqualSelector("type", recordType).String()
+
+// notRecord says whether obj is known not to be one of Helm's release records: any kind but
+// a Secret, or a Secret whose type (Opaque when it names none) is another.
+func notRecord(obj map[string]any) bool {
+	if obj["kind"] != "Secret" {
+		return true
+	}
+	t, named := obj["type"]
+	if !named {
+		return true
+	}
+	s, ok := t.(string)
+	return ok && s != recordType
+}
+
+// listSelector is the field selector of the LIST that reads refs, all of one resource: Helm's
+// records left out of a list of Secrets none of which may be one; else none.
+func listSelector(resource schema.GroupVersionResource, refs []objectRef) string {
+	if resource != secrets {
+		return ""
+	}
+	for _, ref := range refs {
+		if !ref.NotRecord {
+			return ""
+		}
+	}
+	return notRecords
 }
 
 // readsAtOnce bounds the requests a read of a release's objects has in flight together: a
@@ -38,16 +75,21 @@ func getAll(ctx context.Context, reader objectGetter, refs []objectRef, atOnce i
 		namespace string
 	}
 	var groups []group
+	var selectors []string
 	groupOf := map[group]int{}
 	lister, canList := reader.(kindLister)
 	if canList {
-		counts := map[group]int{}
+		members := map[group][]objectRef{}
 		for _, ref := range refs {
 			g := group{ref.Resource, ref.Namespace}
-			if counts[g]++; counts[g] == minBatch {
+			if members[g] = append(members[g], ref); len(members[g]) == minBatch {
 				groupOf[g] = len(groups)
 				groups = append(groups, g)
 			}
+		}
+		selectors = make([]string, len(groups))
+		for i, g := range groups {
+			selectors[i] = listSelector(g.resource, members[g])
 		}
 	}
 	var rest []int
@@ -60,7 +102,7 @@ func getAll(ctx context.Context, reader objectGetter, refs []objectRef, atOnce i
 	errs := make([]error, len(groups)+len(rest))
 	parallel.Each(len(groups)+len(rest), atOnce, func(i int) {
 		if i < len(groups) {
-			lists[i], errs[i] = lister.List(ctx, groups[i].resource, groups[i].namespace)
+			lists[i], errs[i] = lister.List(ctx, groups[i].resource, groups[i].namespace, selectors[i])
 			return
 		}
 		j := rest[i-len(groups)]
@@ -84,8 +126,8 @@ func getAll(ctx context.Context, reader objectGetter, refs []objectRef, atOnce i
 	return out, nil
 }
 
-func (d dynamicReader) List(ctx context.Context, resource schema.GroupVersionResource, namespace string) (map[string]*unstructured.Unstructured, error) {
-	items, err := d.lists.List(ctx, resource, namespace)
+func (d dynamicReader) List(ctx context.Context, resource schema.GroupVersionResource, namespace, fieldSelector string) (map[string]*unstructured.Unstructured, error) {
+	items, err := d.lists.List(ctx, resource, namespace, fieldSelector)
 	if err != nil {
 		return nil, err
 	}

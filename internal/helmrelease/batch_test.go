@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -22,6 +23,7 @@ type listingReader struct {
 	objects     map[string]*unstructured.Unstructured // resource/name
 	mu          sync.Mutex
 	gets, lists int
+	selectors   []string // of each LIST, in order: "resource fieldSelector"
 }
 
 func (r *listingReader) Get(_ context.Context, ref objectRef) (*unstructured.Unstructured, error) {
@@ -35,10 +37,11 @@ func (r *listingReader) ListPods(context.Context, string) ([]*unstructured.Unstr
 	return nil, nil
 }
 
-func (r *listingReader) List(_ context.Context, resource schema.GroupVersionResource, _ string) (map[string]*unstructured.Unstructured, error) {
+func (r *listingReader) List(_ context.Context, resource schema.GroupVersionResource, _, fieldSelector string) (map[string]*unstructured.Unstructured, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.lists++
+	r.selectors = append(r.selectors, strings.TrimSpace(resource.Resource+" "+fieldSelector))
 	out := map[string]*unstructured.Unstructured{}
 	for key, obj := range r.objects {
 		if key[:len(resource.Resource)+1] == resource.Resource+"/" {
@@ -127,6 +130,56 @@ func (r *barrierReader) ListPods(context.Context, string) ([]*unstructured.Unstr
 
 // A release's objects are read readsAtOnce at a time, never more, each answer in its place,
 // and of several failures the first in the objects' order is the one returned.
+// A LIST of Secrets leaves Helm's release records out (each a revision's whole chart and
+// manifest) when none of the Secrets read may be one; a Secret of their type, or of a type not
+// known, is read by a LIST of them all.
+func TestGetAll_leavesHelmsRecordsOutOfAListOfSecrets(t *testing.T) {
+	configMaps := schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	for _, tc := range []struct {
+		name      string
+		notRecord []bool // of the three Secrets
+		want      []string
+	}{
+		{"none may be a record", []bool{true, true, true}, []string{"configmaps", "secrets type!=helm.sh/release.v1"}},
+		{"one may be", []bool{true, false, true}, []string{"configmaps", "secrets"}},
+	} {
+		reader := &listingReader{objects: map[string]*unstructured.Unstructured{}}
+		var refs []objectRef
+		for i, notRecord := range tc.notRecord {
+			name := fmt.Sprintf("s-%d", i)
+			reader.objects["secrets/"+name] = object(t, "apiVersion: v1\nkind: Secret\nmetadata:\n  name: "+name+"\n")
+			refs = append(refs, objectRef{Resource: secrets, Kind: "Secret", Namespace: "review", Name: name, NotRecord: notRecord},
+				objectRef{Resource: configMaps, Kind: "ConfigMap", Namespace: "review", Name: fmt.Sprintf("cm-%d", i)})
+		}
+		if _, err := getAll(context.Background(), reader, refs, 1); err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(reader.selectors)
+		if !slices.Equal(reader.selectors, tc.want) {
+			t.Errorf("%s: LISTs %q, want %q", tc.name, reader.selectors, tc.want)
+		}
+	}
+}
+
+// Only a Secret whose type is Helm's records', or not known, may be one of them.
+func TestNotRecord(t *testing.T) {
+	for _, tc := range []struct {
+		obj  map[string]any
+		want bool
+	}{
+		{map[string]any{"kind": "ConfigMap", "type": recordType}, true},
+		{map[string]any{"kind": "Secret"}, true},
+		{map[string]any{"kind": "Secret", "type": "Opaque"}, true},
+		{map[string]any{"kind": "Secret", "type": recordType}, false},
+		{map[string]any{"kind": "Secret", "type": nil}, false},
+		{map[string]any{"kind": "Secret", "type": 1}, false},
+	} {
+		if got := notRecord(tc.obj); got != tc.want {
+			t.Errorf("notRecord(%v) = %v, want %v", tc.obj, got, tc.want)
+		}
+	}
+}
+
 func TestGetAll_readsSeveralAtOnce(t *testing.T) {
 	var refs []objectRef
 	for i := range 3 * readsAtOnce {
@@ -156,7 +209,7 @@ func TestGetAll_readsSeveralAtOnce(t *testing.T) {
 // listingBarrierReader is a barrierReader whose LISTs wait at the same barrier as its GETs.
 type listingBarrierReader struct{ *barrierReader }
 
-func (r listingBarrierReader) List(ctx context.Context, resource schema.GroupVersionResource, namespace string) (map[string]*unstructured.Unstructured, error) {
+func (r listingBarrierReader) List(ctx context.Context, resource schema.GroupVersionResource, namespace, _ string) (map[string]*unstructured.Unstructured, error) {
 	byName := map[string]*unstructured.Unstructured{}
 	for i := range minBatch {
 		obj, err := r.Get(ctx, objectRef{Resource: resource, Namespace: namespace, Name: fmt.Sprintf("%s-%d", resource.Resource, i)})
@@ -223,7 +276,7 @@ func TestNew_listsThroughTheConnectionsLister(t *testing.T) {
 	if !ok {
 		t.Fatal("the client's reader cannot list")
 	}
-	got, err := lister.List(context.Background(), schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, "review-1")
+	got, err := lister.List(context.Background(), schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, "review-1", "")
 	if err != nil {
 		t.Fatal(err)
 	}

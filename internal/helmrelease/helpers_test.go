@@ -2,10 +2,15 @@ package helmrelease
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
+	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 )
 
@@ -64,4 +69,18 @@ func object(t *testing.T, text string) *unstructured.Unstructured {
 		t.Fatal(err)
 	}
 	return obj
+}
+
+// clusterNamespace creates, in the cluster kc reaches, a namespace named prefix and a unique
+// suffix, deleted when the test ends.
+func clusterNamespace(ctx context.Context, t *testing.T, kc kubernetes.Interface, prefix string) string {
+	t.Helper()
+	namespace := fmt.Sprintf("%s-%d", prefix, time.Now().UnixNano())
+	if _, err := kc.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = kc.CoreV1().Namespaces().Delete(context.Background(), namespace, metav1.DeleteOptions{})
+	})
+	return namespace
 }

@@ -1,20 +1,16 @@
 package helmrelease
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	rcommon "helm.sh/helm/v4/pkg/release/common"
 	release "helm.sh/helm/v4/pkg/release/v1"
 	"helm.sh/helm/v4/pkg/storage/driver"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
 
@@ -82,13 +78,7 @@ func TestHistory_readsWholeOnlyTheRecordsAPlanReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	namespace := fmt.Sprintf("history-%d", time.Now().UnixNano())
-	if _, err := kc.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = kc.CoreV1().Namespaces().Delete(context.Background(), namespace, metav1.DeleteOptions{})
-	})
+	namespace := clusterNamespace(ctx, t, kc, "history")
 	// Records stored as Helm's storage stores them: "app" deployed at 4 with a failed upgrade
 	// at 5, "web" deployed at 3.
 	store := driver.NewSecrets(kc.CoreV1().Secrets(namespace))

@@ -170,6 +170,9 @@ func refsOf(resources helmkube.ResourceList) []objectRef {
 
 func refOf(info *resource.Info) objectRef {
 	ref := objectRef{Namespace: info.Namespace, Name: info.Name}
+	if u, ok := info.Object.(*unstructured.Unstructured); ok {
+		ref.NotRecord = notRecord(u.Object)
+	}
 	if info.Mapping != nil {
 		ref.Resource = info.Mapping.Resource
 		ref.APIVersion = info.Mapping.GroupVersionKind.GroupVersion().String()

@@ -180,3 +180,31 @@ func TestUpdate_leaveToOthersGetsThePreviousRevision(t *testing.T) {
 		})
 	}
 }
+
+// A ref of Helm's resource list says whether its object may be one of Helm's records, from the
+// object Helm built: a Secret of their type, or one Helm did not build as an object, may.
+func TestRefOf_saysWhichSecretsMayBeHelmsRecords(t *testing.T) {
+	info := func(obj map[string]any) *resource.Info {
+		i := &resource.Info{Namespace: "review-1", Name: "s", Mapping: &meta.RESTMapping{
+			Resource:         secrets,
+			GroupVersionKind: schema.GroupVersionKind{Version: "v1", Kind: "Secret"},
+		}}
+		if obj != nil {
+			i.Object = &unstructured.Unstructured{Object: obj}
+		}
+		return i
+	}
+	for _, tc := range []struct {
+		obj  map[string]any
+		want bool
+	}{
+		{map[string]any{"apiVersion": "v1", "kind": "Secret"}, true},
+		{map[string]any{"apiVersion": "v1", "kind": "Secret", "type": "kubernetes.io/tls"}, true},
+		{map[string]any{"apiVersion": "v1", "kind": "Secret", "type": recordType}, false},
+		{nil, false},
+	} {
+		if got := refOf(info(tc.obj)).NotRecord; got != tc.want {
+			t.Errorf("refOf(%v).NotRecord = %v, want %v", tc.obj, got, tc.want)
+		}
+	}
+}

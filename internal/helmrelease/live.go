@@ -48,7 +48,7 @@ func (c *Client) LiveObjects(ctx context.Context, namespace string, objs []manif
 		if err != nil {
 			return nil, fmt.Errorf("object %s %s: %w", kind, name, err)
 		}
-		ref := objectRef{Resource: mapping.Resource, APIVersion: apiVersion, Kind: kind, Name: name}
+		ref := objectRef{Resource: mapping.Resource, APIVersion: apiVersion, Kind: kind, Name: name, NotRecord: notRecord(obj)}
 		if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
 			ref.Namespace, _ = metadata["namespace"].(string)
 			if ref.Namespace == "" {

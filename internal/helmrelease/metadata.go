@@ -28,8 +28,8 @@ func (m metadataReader) Get(ctx context.Context, ref objectRef) (*unstructured.U
 	return metadataObject(obj), nil
 }
 
-func (m metadataReader) List(ctx context.Context, resource schema.GroupVersionResource, namespace string) (map[string]*unstructured.Unstructured, error) {
-	list, err := m.client.Resource(resource).Namespace(namespace).List(ctx, metav1.ListOptions{})
+func (m metadataReader) List(ctx context.Context, resource schema.GroupVersionResource, namespace, fieldSelector string) (map[string]*unstructured.Unstructured, error) {
+	list, err := m.client.Resource(resource).Namespace(namespace).List(ctx, metav1.ListOptions{FieldSelector: fieldSelector})
 	if err != nil {
 		return nil, err
 	}

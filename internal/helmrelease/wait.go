@@ -26,6 +26,9 @@ type objectRef struct {
 	Kind       string
 	Namespace  string
 	Name       string
+	// NotRecord says the object is known not to be a Secret of the type of Helm's release
+	// records, so that a LIST which leaves Helm's records out still holds it (getAll).
+	NotRecord bool
 }
 
 // key is the object's key in `manifests`, relative to the release namespace.
@@ -81,7 +84,7 @@ func (d dynamicReader) ListEvents(ctx context.Context, namespace string) ([]*uns
 }
 
 func (d dynamicReader) listAll(ctx context.Context, resource schema.GroupVersionResource, namespace string) ([]*unstructured.Unstructured, error) {
-	items, err := d.lists.List(ctx, resource, namespace)
+	items, err := d.lists.List(ctx, resource, namespace, "")
 	if err != nil {
 		return nil, err
 	}

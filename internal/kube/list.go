@@ -37,11 +37,15 @@ func newDynamic(cfg *rest.Config) (*dynamic.DynamicClient, *Lister, error) {
 	return dynamic.New(rc), &Lister{client: rc}, nil
 }
 
-// List returns the objects of resource in namespace ("" for every namespace, or cluster scope),
-// as the dynamic client's List returns them. The errors are the REST client's.
-func (l *Lister) List(ctx context.Context, resource schema.GroupVersionResource, namespace string) ([]unstructured.Unstructured, error) {
-	res := l.client.Get().AbsPath(resourcePath(resource, namespace)...).
-		SetHeader("Accept", "application/json").Do(ctx)
+// List returns the objects of resource in namespace ("" for every namespace, or cluster scope)
+// that fieldSelector selects ("" for all), as the dynamic client's List returns them. The errors
+// are the REST client's.
+func (l *Lister) List(ctx context.Context, resource schema.GroupVersionResource, namespace, fieldSelector string) ([]unstructured.Unstructured, error) {
+	req := l.client.Get().AbsPath(resourcePath(resource, namespace)...).SetHeader("Accept", "application/json")
+	if fieldSelector != "" {
+		req = req.Param("fieldSelector", fieldSelector)
+	}
+	res := req.Do(ctx)
 	if err := res.Error(); err != nil {
 		return nil, err
 	}

@@ -152,23 +152,28 @@ func TestLister_isTheDynamicClientsList(t *testing.T) {
 	for _, c := range []struct {
 		resource  schema.GroupVersionResource
 		namespace string
+		selector  string
 		atLeast   int
 	}{
-		{cmRes, ns, 5},
-		{schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"}, "", 10},
-		{schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}, "", 0},
-		{nsRes, "", 2},
+		{cmRes, ns, "", 5},
+		{cmRes, ns, "metadata.name=cm-2", 1},
+		{schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"}, "", "", 10},
+		{schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}, "", "", 0},
+		{nsRes, "", "", 2},
 	} {
-		want, err := dc.Resource(c.resource).Namespace(c.namespace).List(ctx, metav1.ListOptions{})
+		want, err := dc.Resource(c.resource).Namespace(c.namespace).List(ctx, metav1.ListOptions{FieldSelector: c.selector})
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := lister.List(ctx, c.resource, c.namespace)
+		got, err := lister.List(ctx, c.resource, c.namespace, c.selector)
 		if err != nil {
 			t.Fatalf("list %s: %v", c.resource.Resource, err)
 		}
 		if len(want.Items) < c.atLeast {
 			t.Fatalf("%s: %d objects, the test expects at least %d", c.resource.Resource, len(want.Items), c.atLeast)
+		}
+		if c.selector != "" && len(got) != c.atLeast {
+			t.Fatalf("%s with %q: %d objects, want %d", c.resource.Resource, c.selector, len(got), c.atLeast)
 		}
 		if len(got) != len(want.Items) {
 			t.Fatalf("%s: %d objects, the dynamic client's %d", c.resource.Resource, len(got), len(want.Items))
@@ -187,7 +192,7 @@ func TestLister_isTheDynamicClientsList(t *testing.T) {
 	}
 	missing := schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "nothings"}
 	_, wantErr := dc.Resource(missing).Namespace(ns).List(ctx, metav1.ListOptions{})
-	_, err = lister.List(ctx, missing, ns)
+	_, err = lister.List(ctx, missing, ns, "")
 	if !apierrors.IsNotFound(err) || !apierrors.IsNotFound(wantErr) || err.Error() != wantErr.Error() {
 		t.Errorf("an unknown resource: %v, the dynamic client's %v", err, wantErr)
 	}

@@ -34,6 +34,9 @@ const (
 	minHarvestedLength = 6
 )
 
+// HasMarker says whether s holds a redaction marker: some of its text was hidden.
+func HasMarker(s string) bool { return strings.Contains(s, redactedPrefix) }
+
 // base64Encodings are the encodings under which a sensitive value is also
 // recognized. Raw encodings matter where the value ends a longer encoded
 // string without padding.

@@ -70,9 +70,27 @@ func (rec *Recorded) readAhead() []manifest.Object {
 		if namespace != "" {
 			metadata["namespace"] = namespace
 		}
-		objs = append(objs, manifest.Object{"apiVersion": apiVersion, "kind": kind, "metadata": metadata})
+		obj := manifest.Object{"apiVersion": apiVersion, "kind": kind, "metadata": metadata}
+		if kind == "Secret" && group == "" {
+			secretType(obj, text)
+		}
+		objs = append(objs, obj)
 	}
 	return objs
+}
+
+// secretType gives obj, a Secret read ahead, its manifest's type, which says whether a LIST
+// that leaves Helm's release records out holds it: none when the manifest names none (the
+// cluster's default, Opaque), the type when the manifest shows it whole, else nil, which
+// says the type is not known.
+func secretType(obj manifest.Object, text string) {
+	if v, ok := manifest.TopLevelScalar(text, "type"); ok && !manifest.HasMarker(v) {
+		obj["type"] = v
+		return
+	}
+	if strings.HasPrefix(text, "type:") || strings.Contains(text, "\ntype:") {
+		obj["type"] = nil
+	}
 }
 
 // identity names obj in the cluster: API version, kind, namespace (the release's for a

@@ -174,3 +174,41 @@ func TestRecordedReadAhead_leavesOutWhatItCannotName(t *testing.T) {
 		t.Errorf("read ahead: %q, want %q", got, want)
 	}
 }
+
+// A Secret read ahead carries the type its manifest shows, which says whether a LIST that
+// leaves Helm's release records out holds it: none when the manifest names none (Opaque), and
+// nil (not known) when the manifest's type is not a plain scalar or was partly hidden.
+func TestRecordedReadAhead_givesSecretsTheirType(t *testing.T) {
+	secret := func(name, rest string) string {
+		return "apiVersion: v1\nkind: Secret\nmetadata:\n  name: " + name + "\n" + rest
+	}
+	rec := &Recorded{Manifests: map[string]string{
+		"Secret/opaque":          secret("opaque", "stringData:\n  a: (sensitive value)\ntype: Opaque\n"),
+		"Secret/tls":             secret("tls", "type: kubernetes.io/tls\n"),
+		"Secret/untyped":         secret("untyped", "stringData:\n  type: x\n"),
+		"Secret/record":          secret("record", "type: helm.sh/release.v1\n"),
+		"Secret/hidden":          secret("hidden", "type: helm.sh/(sensitive value).v1\n"),
+		"Secret/block":           secret("block", "type: |-\n  helm.sh/release.v1\n"),
+		"ConfigMap/typed":        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: typed\ntype: x\n",
+		"Secret.example.com/crd": "apiVersion: example.com/v1\nkind: Secret\nmetadata:\n  name: crd\ntype: x\n",
+	}}
+	got := map[string]string{}
+	for _, obj := range rec.readAhead() {
+		name := obj["metadata"].(map[string]any)["name"].(string)
+		switch t, named := obj["type"]; {
+		case !named:
+			got[name] = "none"
+		case t == nil:
+			got[name] = "unknown"
+		default:
+			got[name] = t.(string)
+		}
+	}
+	want := map[string]string{
+		"opaque": "Opaque", "tls": "kubernetes.io/tls", "untyped": "none", "record": "helm.sh/release.v1",
+		"hidden": "unknown", "block": "unknown", "typed": "none", "crd": "none",
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("types read ahead: %v, want %v", got, want)
+	}
+}
