@@ -58,6 +58,10 @@
 #                        requests each command makes and the bytes it receives; the failure runs are
 #                        left out unless asked for. Default 0
 #   BENCH_TUNNEL_LATENCY the tunnel's round-trip delay (default 40ms)
+#   BENCH_HISTORY        with the tunnel, the upgrades a release has had when the no-change plan of
+#                        a long-lived release is measured through it (default 10, the revisions
+#                        Helm keeps); 0 leaves that plan out
+#   BENCH_HISTORY_SIZES  the sizes that plan is measured at (default "10 100")
 #   BENCH_TUNNEL_RATE    the tunnel's bandwidth each way (default 20Mbit)
 #   BENCH_OUT            report path (default BENCHMARKS.md at the repository root)
 #   BENCH_WORK           work folder (default: a new folder under ${TMPDIR:-/tmp}); kept for
@@ -78,6 +82,8 @@ BENCH_RUNS_LARGE="${BENCH_RUNS_LARGE:-3}"
 BENCH_TUNNEL="${BENCH_TUNNEL:-0}"
 BENCH_TUNNEL_LATENCY="${BENCH_TUNNEL_LATENCY:-40ms}"
 BENCH_TUNNEL_RATE="${BENCH_TUNNEL_RATE:-20Mbit}"
+BENCH_HISTORY="${BENCH_HISTORY:-10}"
+BENCH_HISTORY_SIZES="${BENCH_HISTORY_SIZES:-10 100}"
 # A tunnel run is about plans; the failure runs, which wait in the background, are left out
 # unless asked for (their requests would be counted with the plans').
 failure_default=3
@@ -543,6 +549,15 @@ for size in $BENCH_SIZES; do
           measure_tunnel "$size" tunnel_plan_change_warm "$run" changes tf "$dir" plan -input=false -detailed-exitcode -var revision=2 -var kubeconfig="$TUNNEL_KUBECONFIG"
       fi
       measure "$size" apply_upgrade "$run" ok tf "$dir" apply -auto-approve -input=false -var revision=2
+      if [ "$BENCH_TUNNEL" = 1 ] && [ "$BENCH_HISTORY" -gt 0 ] && [[ " $BENCH_HISTORY_SIZES " == *" $size "* ]]; then
+        # A release a pipeline upgrades on every merge: the upgrades up to BENCH_HISTORY, then
+        # its no-change plan.
+        for revision in $(seq 3 $((BENCH_HISTORY + 1))); do
+          tf "$dir" apply -auto-approve -input=false -var revision="$revision" >"$WORK/logs/$size-history-apply-$run-$revision.log" 2>&1 ||
+            { tail -n 30 "$WORK/logs/$size-history-apply-$run-$revision.log" >&2; exit 1; }
+        done
+        measure_tunnel "$size" tunnel_plan_nochange_history "$run" ok tf "$dir" plan -input=false -detailed-exitcode -var revision=$((BENCH_HISTORY + 1)) -var kubeconfig="$TUNNEL_KUBECONFIG"
+      fi
       measure "$size" destroy "$run" ok tf "$dir" destroy -auto-approve -input=false -var revision=2
     fi
 

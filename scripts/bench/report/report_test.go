@@ -360,3 +360,19 @@ func TestWriteTunnelTable_warmCacheRow(t *testing.T) {
 		t.Errorf("the tunnel table has no warm-cache row with its figures:\n%s", got)
 	}
 }
+
+// The tunnel table has a row for the no-change plan of a release with a long history, with its
+// requests and bytes, and a dash at a size it was not measured at.
+func TestWriteTunnelTable_longHistoryRow(t *testing.T) {
+	res, err := parseResults(strings.NewReader(counted("10", "tunnel_plan_nochange", [3]string{"0.7", "16", "84000"}) +
+		counted("10", "tunnel_plan_nochange_history", [3]string{"0.8", "16", "99000"}) +
+		counted("1000", "tunnel_plan_nochange", [3]string{"2.1", "18", "1900000"})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	writeTunnelTable(&buf, res, meta{values: map[string]string{"tunnel": "1"}}, []int{10, 1000})
+	if got := buf.String(); !strings.Contains(got, "the revisions Helm keeps) | 0.80 · 16 · 99 kB | — |") {
+		t.Errorf("the tunnel table has no long-history row with its figures:\n%s", got)
+	}
+}

@@ -21,6 +21,7 @@ const (
 	tunnelPlanChange        = "tunnel_plan_change"
 	tunnelPlanNoChange      = "tunnel_plan_nochange"
 	tunnelPlanChangeWarm    = "tunnel_plan_change_warm"
+	tunnelPlanHistory       = "tunnel_plan_nochange_history"
 	tunnelHelmDiffChange    = "tunnel_helm_diff_change"
 	tunnelHelmDiffNoChange  = "tunnel_helm_diff_nochange"
 	loopbackPlanChange      = "plan_change"
@@ -99,6 +100,7 @@ var tunnelRows = []metricRow{
 	{tunnelPlanNoChange, "`terraform plan`, no change"},
 	{tunnelPlanChange, "`terraform plan`, one changed value"},
 	{tunnelPlanChangeWarm, "`terraform plan`, one changed value, with the cache folder the plan before it filled (`GITLABK8S_CACHE_DIR` kept in a CI job's cache)"},
+	{tunnelPlanHistory, "`terraform plan`, no change, of a release with a long history (`BENCH_HISTORY` upgrades, ten by default: the revisions Helm keeps)"},
 	{tunnelHelmDiffNoChange, "`helm template \\| kubectl diff --server-side`, no change"},
 	{tunnelHelmDiffChange, "`helm template \\| kubectl diff --server-side`, one change"},
 }
