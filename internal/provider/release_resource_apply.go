@@ -68,13 +68,14 @@ func (r *releaseResource) Update(ctx context.Context, req resource.UpdateRequest
 // and so is stored, the private state the release kept (its markers' key, its seed).
 func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, stored privateGetter, private privateSetter, diags *diag.Diagnostics) {
 	id, d := plan.releaseID(), plan.diagnostics()
-	env := r.renderEnvironment(ctx, plan, opApply, stored, diags)
+	recorded := recordedOf(state)
+	env := r.renderEnvironment(ctx, plan, recorded, opApply, stored, diags)
 	if env == nil {
 		return
 	}
 	shown := shownOf(plan)
 	tflog.Info(ctx, "applying release "+id, map[string]any{"release": id})
-	done, err := env.request.Apply(ctx, recordedOf(state), shown, plan.settings(r.ci()), env.client)
+	done, err := env.request.Apply(ctx, recorded, shown, plan.settings(r.ci()), env.client)
 	if done != nil && len(done.Replaced) > 0 {
 		tflog.Info(ctx, "release "+id+": replaced (force_replace): "+strings.Join(done.Replaced, ", "), map[string]any{"release": id})
 	}

@@ -50,7 +50,7 @@ type renderEnv struct {
 // (apply, refresh); they get an error instead of the fallback. A plan takes the history the
 // refresh before it read (refreshedHistories); an apply reads it again; a refresh reads the
 // objects its state recorded while it reads the history (release.PrepareRefresh).
-func (r *releaseResource) renderEnvironment(ctx context.Context, m *releaseModel, op releaseOp, private privateGetter, diags *diag.Diagnostics) *renderEnv {
+func (r *releaseResource) renderEnvironment(ctx context.Context, m *releaseModel, recorded *release.Recorded, op releaseOp, private privateGetter, diags *diag.Diagnostics) *renderEnv {
 	env := r.clusterEnvironment(ctx, m, op != opPlan, diags)
 	if env == nil {
 		return nil
@@ -72,9 +72,9 @@ func (r *releaseResource) renderEnvironment(ctx context.Context, m *releaseModel
 	case op == opPlan && ok && cluster != nil:
 		env.request = release.PrepareWithHistory(cluster, in, refreshed)
 	case op == opRefresh:
-		env.request = release.PrepareRefresh(ctx, cluster, in, recordedOf(m))
+		env.request = release.PrepareRefresh(ctx, cluster, in, recorded)
 	default:
-		env.request = release.Prepare(ctx, cluster, in)
+		env.request = release.PrepareRecorded(ctx, cluster, in, recorded)
 	}
 	if op == opRefresh && cluster != nil {
 		r.data.refreshed.put(id, env.request.History)
@@ -346,7 +346,8 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if state != nil {
 		private = req.Private
 	}
-	env := r.renderEnvironment(ctx, &plan, opPlan, private, &resp.Diagnostics)
+	recorded := recordedOf(state)
+	env := r.renderEnvironment(ctx, &plan, recorded, opPlan, private, &resp.Diagnostics)
 	if env == nil {
 		return
 	}
@@ -356,7 +357,7 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 			return r.onlyIgnoredDiffer(ctx, env, &plan, state, rendered)
 		}
 	}
-	planned, err := env.request.Plan(ctx, recordedOf(state), onlyIgnoredDiffer)
+	planned, err := env.request.Plan(ctx, recorded, onlyIgnoredDiffer)
 	if err != nil {
 		resp.Diagnostics.Append(planRefusedDiagnostic(&plan, err))
 		return

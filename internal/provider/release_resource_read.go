@@ -23,11 +23,12 @@ func (r *releaseResource) Read(ctx context.Context, req resource.ReadRequest, re
 		return
 	}
 	id, d := state.releaseID(), state.diagnostics()
-	env := r.renderEnvironment(ctx, &state, opRefresh, req.Private, &resp.Diagnostics)
+	recorded := recordedOf(&state)
+	env := r.renderEnvironment(ctx, &state, recorded, opRefresh, req.Private, &resp.Diagnostics)
 	if env == nil {
 		return
 	}
-	refreshed, err := env.request.Read(ctx, recordedOf(&state))
+	refreshed, err := env.request.Read(ctx, recorded)
 	if err != nil {
 		resp.Diagnostics.Append(readDiagnostic(&state, err))
 		return

@@ -29,6 +29,14 @@ func (rec *Recorded) manifests() map[string]string {
 	return rec.Manifests
 }
 
+// revision returns the recorded revision, 0 without a record.
+func (rec *Recorded) revision() int {
+	if rec == nil {
+		return 0
+	}
+	return rec.Revision
+}
+
 // Shows reports whether the record shows exactly manifests.
 func (rec *Recorded) Shows(manifests map[string]string) bool {
 	return rec != nil && rec.Complete && maps.Equal(rec.Manifests, manifests)

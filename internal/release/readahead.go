@@ -16,10 +16,7 @@ import (
 // are two round trips. Read takes what was read ahead and reads only the objects of the last
 // revision that were not (liveObjects).
 func PrepareRefresh(ctx context.Context, cluster Cluster, in Inputs, recorded *Recorded) *Request {
-	expect := 0
-	if recorded != nil {
-		expect = recorded.Revision
-	}
+	expect := recorded.revision()
 	if cluster == nil {
 		return prepare(ctx, cluster, in, expect)
 	}

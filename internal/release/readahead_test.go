@@ -212,3 +212,32 @@ func TestRecordedReadAhead_givesSecretsTheirType(t *testing.T) {
 		t.Errorf("types read ahead: %v, want %v", got, want)
 	}
 }
+
+// expectingCluster is a liveCluster that records the revision each read of the history expects.
+type expectingCluster struct {
+	liveCluster
+	expects *[]int
+}
+
+func (c expectingCluster) History(ctx context.Context, namespace, name string, expect int) (helmrelease.Stored, error) {
+	*c.expects = append(*c.expects, expect)
+	return c.liveCluster.History(ctx, namespace, name, expect)
+}
+
+// An apply, and a plan that no refresh came before, read the history expecting the revision
+// the state records, as a refresh does, so that its record is read while the list is; without
+// a record they expect none.
+func TestPrepareRecorded_expectsTheRevisionTheStateRecords(t *testing.T) {
+	var expects []int
+	cluster := expectingCluster{liveCluster: liveCluster{history: []*helmv1.Release{deployedRelease(nil)}}, expects: &expects}
+	recorded := recordedRelease(t)
+	recorded.Revision = 7
+	for _, rec := range []*Recorded{recorded, nil} {
+		if req := PrepareRecorded(context.Background(), cluster, readInputs(), rec); !req.History.Read {
+			t.Fatalf("history not read: %v", req.History.Err)
+		}
+	}
+	if want := []int{7, 0}; !slices.Equal(expects, want) {
+		t.Errorf("the history's reads expected revisions %v, want %v", expects, want)
+	}
+}

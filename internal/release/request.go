@@ -60,6 +60,14 @@ func Prepare(ctx context.Context, cluster Cluster, in Inputs) *Request {
 	return prepare(ctx, cluster, in, 0)
 }
 
+// PrepareRecorded is Prepare for a release the state records (recorded, nil for none): the
+// record of the revision the state records is read while Helm's history is listed, as a
+// refresh reads it, so that through the GitLab agent's tunnel the usual history is one round
+// trip, not the list and then the records it names.
+func PrepareRecorded(ctx context.Context, cluster Cluster, in Inputs, recorded *Recorded) *Request {
+	return prepare(ctx, cluster, in, recorded.revision())
+}
+
 // prepare is Prepare, with expect the revision the state records (0 for none or unknown).
 func prepare(ctx context.Context, cluster Cluster, in Inputs, expect int) *Request {
 	req := &Request{Inputs: in}
