@@ -78,6 +78,7 @@ func (c *Client) configuration(ctx context.Context, namespace string, caps *comm
 	logs := c.helmLog()
 	getter := &clientsGetter{clients: c.clients, namespace: namespace}
 	kc := helmkube.New(getter)
+	kc.Factory = serverValidatedFactory{Factory: kc.Factory, servesFieldValidation: c.clients.ServesFieldValidation}
 	kc.Namespace = namespace
 	kc.SetLogger(logs)
 	secrets := driver.NewSecrets(c.clients.Kubernetes.CoreV1().Secrets(namespace))

@@ -1,11 +1,13 @@
 package kube
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -13,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 )
@@ -137,6 +140,14 @@ func TestLister_isTheDynamicClientsList(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = dc.Resource(nsRes).Delete(ctx, ns, metav1.DeleteOptions{}) })
+	// The controller manager adds the namespace's kube-root-ca.crt ConfigMap when it gets to it:
+	// wait for it, so that both lists see the same ConfigMaps.
+	if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		_, err := dc.Resource(cmRes).Namespace(ns).Get(ctx, "kube-root-ca.crt", metav1.GetOptions{})
+		return err == nil, nil
+	}); err != nil {
+		t.Fatalf("the namespace's kube-root-ca.crt ConfigMap did not appear: %v", err)
+	}
 	for i := range 5 {
 		cm := &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%d", i), Labels: map[string]string{"i": fmt.Sprint(i)}},

@@ -9,7 +9,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"regexp"
 	"strings"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/validate"
 )
@@ -96,4 +100,51 @@ func readSeed(fsys fs.FS, name string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: longer than its gzip trailer says", name)
 	}
 	return b, nil
+}
+
+// ServesFieldValidation reports whether the API server is known to validate the fields of gvk's
+// objects itself (the fieldValidation parameter of their PATCH) without reading the OpenAPI
+// document of gvk's group version: the provider ships that document for the server's
+// Kubernetes version, and its index lists gvk among the kinds whose PATCH takes the parameter,
+// as kubectl's check reads it (validate.DocumentIndex.FieldValidation). False says only that it
+// is not known so. kubectl's field validation, which Helm's Build runs, reads each group
+// version's document to learn just that: api/v1's is 1.6 MB, downloaded through the GitLab
+// agent's tunnel and parsed whole at every apply. Valid once the probe has answered.
+func (c *Clients) ServesFieldValidation(gvk schema.GroupVersionKind) bool {
+	return fieldValidatedIn(seeds, c.ServerVersion, gvk)
+}
+
+// serverMinor is the folder of a server's gitVersion (v1.37.2, v1.33.5-eks-1a2b) among the
+// shipped documents: v1.37.
+var serverMinor = regexp.MustCompile(`^v1\.[0-9]+`)
+
+// fieldValidatedKinds memoizes the kinds each shipped index lists as validated by the server,
+// by the index's file name: Helm's Build asks for every object it builds.
+var fieldValidatedKinds sync.Map // string -> []validate.IndexedGVK
+
+// fieldValidatedIn reports whether fsys ships the document of gvk's group version for the
+// Kubernetes version version with an index that lists gvk as validated by the server.
+func fieldValidatedIn(fsys fs.FS, version string, gvk schema.GroupVersionKind) bool {
+	minor := serverMinor.FindString(version)
+	if minor == "" {
+		return false
+	}
+	docs, err := fs.Glob(fsys, "seeds/"+minor+"/"+seedName(openAPIPath(gvk.GroupVersion()), "*"))
+	if err != nil || len(docs) != 1 {
+		return false
+	}
+	name := seedIndexName(docs[0])
+	kinds, ok := fieldValidatedKinds.Load(name)
+	if !ok {
+		var index struct {
+			FieldValidation []validate.IndexedGVK `json:"fieldValidation"`
+		}
+		b, err := fs.ReadFile(fsys, name)
+		if err != nil || json.Unmarshal(b, &index) != nil {
+			return false
+		}
+		kinds, _ = fieldValidatedKinds.LoadOrStore(name, index.FieldValidation)
+	}
+	listed, _ := kinds.([]validate.IndexedGVK)
+	return validate.Has(listed, gvk)
 }

@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -20,6 +23,23 @@ type DocumentIndex struct {
 	Definitions map[string][2]int `json:"definitions"`
 	// Kinds lists the kinds the document defines, each with the name of its definition.
 	Kinds []IndexedKind `json:"kinds"`
+	// FieldValidation lists the kinds whose PATCH, by the document, takes the fieldValidation
+	// query parameter: the API server validates their fields itself, and kubectl's field
+	// validation (Helm's Build runs it) checks nothing on the client for them. It is kubectl's
+	// answer (queryParamVerifierV3), read once for a shipped document instead of every apply.
+	FieldValidation []IndexedGVK `json:"fieldValidation,omitempty"`
+}
+
+// IndexedGVK is a kind of a DocumentIndex by its group, version and name.
+type IndexedGVK struct {
+	Group   string `json:"group,omitempty"`
+	Version string `json:"version"`
+	Kind    string `json:"kind"`
+}
+
+// Has reports whether gvks holds gvk.
+func Has(gvks []IndexedGVK, gvk schema.GroupVersionKind) bool {
+	return slices.Contains(gvks, IndexedGVK{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind})
 }
 
 // IndexedKind is one kind of a DocumentIndex and the name of the definition of its schema.
@@ -47,15 +67,83 @@ func IndexDocument(doc []byte) (DocumentIndex, error) {
 	}
 	sort.Slice(index.Kinds, func(i, j int) bool {
 		a, b := index.Kinds[i], index.Kinds[j]
-		if a.Group != b.Group {
-			return a.Group < b.Group
-		}
-		if a.Version != b.Version {
-			return a.Version < b.Version
-		}
-		return a.Kind < b.Kind
+		return lessGVK(schema.GroupVersionKind{Group: a.Group, Version: a.Version, Kind: a.Kind}, schema.GroupVersionKind{Group: b.Group, Version: b.Version, Kind: b.Kind})
 	})
+	if index.FieldValidation, err = fieldValidated(doc); err != nil {
+		return DocumentIndex{}, fmt.Errorf("index OpenAPI v3 document: %w", err)
+	}
 	return index, nil
+}
+
+func lessGVK(a, b schema.GroupVersionKind) bool {
+	if a.Group != b.Group {
+		return a.Group < b.Group
+	}
+	if a.Version != b.Version {
+		return a.Version < b.Version
+	}
+	return a.Kind < b.Kind
+}
+
+// fieldValidated returns the kinds for which some PATCH operation of doc takes the
+// fieldValidation query parameter, sorted, as kubectl's queryParamVerifierV3 decides it: a
+// parameter of the operation itself of that name in the query, or a reference to one under
+// "#/parameters/" among the document's components.
+func fieldValidated(doc []byte) ([]IndexedGVK, error) {
+	type parameter struct {
+		Name string `json:"name"`
+		In   string `json:"in"`
+		Ref  string `json:"$ref"`
+	}
+	var d struct {
+		Paths map[string]struct {
+			Patch *struct {
+				GVK        *schema.GroupVersionKind `json:"x-kubernetes-group-version-kind"`
+				Parameters []parameter              `json:"parameters"`
+			} `json:"patch"`
+		} `json:"paths"`
+		Components struct {
+			Parameters map[string]parameter `json:"parameters"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(doc, &d); err != nil {
+		return nil, err
+	}
+	takes := func(p parameter) bool {
+		if p.Name == "fieldValidation" && p.In == "query" {
+			return true
+		}
+		if k, ok := strings.CutPrefix(p.Ref, "#/parameters/"); ok {
+			if global, ok := d.Components.Parameters[k]; ok && global.In == "query" && global.Name == "fieldValidation" {
+				return true
+			}
+		}
+		return false
+	}
+	seen := map[schema.GroupVersionKind]bool{}
+	for _, path := range d.Paths {
+		if path.Patch == nil || path.Patch.GVK == nil || seen[*path.Patch.GVK] {
+			continue
+		}
+		if slices.ContainsFunc(path.Patch.Parameters, takes) {
+			seen[*path.Patch.GVK] = true
+		}
+	}
+	gvks := slices.Collect(maps.Keys(seen))
+	slices.SortFunc(gvks, func(a, b schema.GroupVersionKind) int {
+		switch {
+		case lessGVK(a, b):
+			return -1
+		case lessGVK(b, a):
+			return 1
+		}
+		return 0
+	})
+	out := make([]IndexedGVK, len(gvks))
+	for i, gvk := range gvks {
+		out[i] = IndexedGVK{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind}
+	}
+	return out, nil
 }
 
 // definitionOffsets walks doc's tokens to components.schemas and returns where each
