@@ -118,9 +118,10 @@ func (c *Clients) ServesFieldValidation(gvk schema.GroupVersionKind) bool {
 // shipped documents: v1.37.
 var serverMinor = regexp.MustCompile(`^v1\.[0-9]+`)
 
-// fieldValidatedKinds memoizes the kinds each shipped index lists as validated by the server,
-// by the index's file name: Helm's Build asks for every object it builds.
-var fieldValidatedKinds sync.Map // string -> []validate.IndexedGVK
+// fieldValidatedKinds memoizes, by Kubernetes version and group version, the kinds the shipped
+// index lists as validated by the server (none when none is shipped): Helm's Build asks for
+// every object it builds, and a glob of the shipped files costs more than the rest of its check.
+var fieldValidatedKinds sync.Map // "v1.37 apis/apps/v1" -> []validate.IndexedGVK
 
 // fieldValidatedIn reports whether fsys ships the document of gvk's group version for the
 // Kubernetes version version with an index that lists gvk as validated by the server.
@@ -129,21 +130,18 @@ func fieldValidatedIn(fsys fs.FS, version string, gvk schema.GroupVersionKind) b
 	if minor == "" {
 		return false
 	}
-	docs, err := fs.Glob(fsys, "seeds/"+minor+"/"+seedName(openAPIPath(gvk.GroupVersion()), "*"))
-	if err != nil || len(docs) != 1 {
-		return false
-	}
-	name := seedIndexName(docs[0])
-	kinds, ok := fieldValidatedKinds.Load(name)
+	gvPath := openAPIPath(gvk.GroupVersion())
+	key := minor + " " + gvPath
+	kinds, ok := fieldValidatedKinds.Load(key)
 	if !ok {
-		var index struct {
-			FieldValidation []validate.IndexedGVK `json:"fieldValidation"`
+		var listed []validate.IndexedGVK
+		docs, err := fs.Glob(fsys, "seeds/"+minor+"/"+seedName(gvPath, "*"))
+		if err == nil && len(docs) == 1 {
+			if index := readSeedIndex(fsys, seedIndexName(docs[0])); index != nil {
+				listed = index.FieldValidation
+			}
 		}
-		b, err := fs.ReadFile(fsys, name)
-		if err != nil || json.Unmarshal(b, &index) != nil {
-			return false
-		}
-		kinds, _ = fieldValidatedKinds.LoadOrStore(name, index.FieldValidation)
+		kinds, _ = fieldValidatedKinds.LoadOrStore(key, listed)
 	}
 	listed, _ := kinds.([]validate.IndexedGVK)
 	return validate.Has(listed, gvk)
