@@ -17,7 +17,8 @@ import (
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/kube"
 )
 
-// capturedLines collects what a log function receives, from any goroutine.
+// capturedLines collects what a log function, or a test double that records what it is asked,
+// receives, from any goroutine.
 type capturedLines struct {
 	mu    sync.Mutex
 	lines []string
@@ -33,6 +34,16 @@ func (c *capturedLines) all() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return slices.Clone(c.lines)
+}
+
+// take returns, sorted, what was collected since the last take.
+func (c *capturedLines) take() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := c.lines
+	c.lines = nil
+	slices.Sort(out)
+	return out
 }
 
 func (c *capturedLines) contain(want string) bool {

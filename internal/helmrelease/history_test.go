@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	rcommon "helm.sh/helm/v4/pkg/release/common"
@@ -20,10 +19,7 @@ import (
 
 // secretRequests records the requests made for Secrets: "get <name>" for each record read, and
 // "list metadata" or "list whole" for each LIST, by the representation it asked for.
-type secretRequests struct {
-	mu   sync.Mutex
-	seen []string
-}
+type secretRequests struct{ capturedLines }
 
 func (s *secretRequests) wrap(rt http.RoundTripper) http.RoundTripper {
 	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
@@ -37,21 +33,10 @@ func (s *secretRequests) wrap(rt http.RoundTripper) http.RoundTripper {
 			default:
 				what = "list whole"
 			}
-			s.mu.Lock()
-			s.seen = append(s.seen, what)
-			s.mu.Unlock()
+			s.log(what)
 		}
 		return rt.RoundTrip(req)
 	})
-}
-
-func (s *secretRequests) take() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := s.seen
-	s.seen = nil
-	slices.Sort(out)
-	return out
 }
 
 type roundTripFunc func(*http.Request) (*http.Response, error)

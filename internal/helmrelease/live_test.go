@@ -6,7 +6,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	rcommon "helm.sh/helm/v4/pkg/release/common"
@@ -25,25 +24,14 @@ import (
 // listedSecrets is a client's reader that records the field selector of each LIST of Secrets.
 type listedSecrets struct {
 	dynamicReader
-	mu        sync.Mutex
-	selectors []string
+	capturedLines
 }
 
 func (r *listedSecrets) List(ctx context.Context, resource schema.GroupVersionResource, namespace, fieldSelector string) (map[string]*unstructured.Unstructured, error) {
 	if resource == secrets {
-		r.mu.Lock()
-		r.selectors = append(r.selectors, fieldSelector)
-		r.mu.Unlock()
+		r.log(fieldSelector)
 	}
 	return r.dynamicReader.List(ctx, resource, namespace, fieldSelector)
-}
-
-func (r *listedSecrets) take() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := r.selectors
-	r.selectors = nil
-	return out
 }
 
 // A release's Secrets are read with a LIST that leaves Helm's records out of the namespace's
