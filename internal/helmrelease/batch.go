@@ -27,7 +27,9 @@ const recordType = "helm.sh/release.v1"
 var notRecords = fields.OneTermNotEqualSelector("type", recordType).String()
 
 // notRecord says whether obj is known not to be one of Helm's release records: any kind but
-// a Secret, or a Secret whose type (Opaque when it names none) is another.
+// a Secret, or a Secret whose type (Opaque when it names none) is another. A type that is not
+// a string may be Helm's: the refresh's read-ahead (release's secretType) sets it to nil where
+// the manifest hides the type.
 func notRecord(obj map[string]any) bool {
 	if obj["kind"] != "Secret" {
 		return true

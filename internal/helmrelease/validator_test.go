@@ -4,7 +4,11 @@ import (
 	"errors"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/kubectl/pkg/validation"
+
+	helmkube "helm.sh/helm/v4/pkg/kube"
 )
 
 // kubectlSchema stands for kubectl's validator: it records what it is asked and refuses it.
@@ -44,5 +48,53 @@ func TestServerValidated_leavesToKubectlWhatTheServerIsNotKnownToValidate(t *tes
 		if !tc.kubectl && err != nil {
 			t.Errorf("%s: %v, want none", tc.name, err)
 		}
+	}
+}
+
+// validatorFactory is Helm's factory with kubectl's validator: kubectlSchema for every
+// directive, or err.
+type validatorFactory struct {
+	helmkube.Factory
+	asked *int
+	err   error
+}
+
+func (f validatorFactory) Validator(string) (validation.Schema, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	return kubectlSchema{f.asked}, nil
+}
+
+// Only strict validation is answered without kubectl: with any other directive kubectl's
+// validator is handed back as it is (Helm asks for none other today), and a factory's error
+// is Helm's to see.
+func TestServerValidatedFactory_answersStrictValidationAlone(t *testing.T) {
+	deployment := []byte("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n")
+	serves := func(schema.GroupVersionKind) bool { return true }
+	for _, tc := range []struct {
+		directive string
+		kubectl   bool
+	}{
+		{metav1.FieldValidationStrict, false},
+		{metav1.FieldValidationWarn, true},
+		{metav1.FieldValidationIgnore, true},
+	} {
+		asked := 0
+		v, err := serverValidatedFactory{Factory: validatorFactory{asked: &asked}, servesFieldValidation: serves}.Validator(tc.directive)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.directive, err)
+		}
+		err = v.ValidateBytes(deployment)
+		if got := asked == 1; got != tc.kubectl {
+			t.Errorf("%s: kubectl asked: %v, want %v", tc.directive, got, tc.kubectl)
+		}
+		if tc.kubectl != (err != nil) {
+			t.Errorf("%s: %v", tc.directive, err)
+		}
+	}
+	failed := errors.New("no schema")
+	if _, err := (serverValidatedFactory{Factory: validatorFactory{err: failed}, servesFieldValidation: serves}).Validator(metav1.FieldValidationStrict); !errors.Is(err, failed) {
+		t.Fatalf("factory's error: %v, want %v", err, failed)
 	}
 }

@@ -74,7 +74,7 @@ func (r *releaseResource) renderEnvironment(ctx context.Context, m *releaseModel
 	case op == opRefresh:
 		env.request = release.PrepareRefresh(ctx, cluster, in, recorded)
 	default:
-		env.request = release.PrepareRecorded(ctx, cluster, in, recorded)
+		env.request = release.Prepare(ctx, cluster, in, recorded)
 	}
 	if op == opRefresh && cluster != nil {
 		r.data.refreshed.put(id, env.request.History)

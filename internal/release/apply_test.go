@@ -119,7 +119,7 @@ func TestRequest_applySequence(t *testing.T) {
 
 	cluster, _ := countingCluster(t)
 	w := &recordingWriter{}
-	done, err := Prepare(ctx, cluster, withCRDsInputs()).Apply(ctx, nil, Shown{Unknown: true}, settings, w)
+	done, err := Prepare(ctx, cluster, withCRDsInputs(), nil).Apply(ctx, nil, Shown{Unknown: true}, settings, w)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestRequest_applySequence(t *testing.T) {
 	} {
 		cluster, _ := countingCluster(t, stored)
 		w := &recordingWriter{failAt: tt.failAt}
-		done, err := Prepare(ctx, cluster, withCRDsInputs()).Apply(ctx, upgraded, Shown{Unknown: true}, settings, w)
+		done, err := Prepare(ctx, cluster, withCRDsInputs(), nil).Apply(ctx, upgraded, Shown{Unknown: true}, settings, w)
 		var failed *ApplyError
 		switch {
 		case tt.step == "" && err != nil:
@@ -170,7 +170,7 @@ func TestRequest_applySequence(t *testing.T) {
 
 	w = &recordingWriter{}
 	shown := Shown{Manifests: map[string]string{"Widget.test.gitlabk8s.io/widgets": "shown by the plan"}}
-	_, err = Prepare(ctx, cluster, withCRDsInputs()).Apply(ctx, nil, shown, settings, w)
+	_, err = Prepare(ctx, cluster, withCRDsInputs(), nil).Apply(ctx, nil, shown, settings, w)
 	var mismatch *helmrelease.PlanMismatchError
 	if !errors.As(err, &mismatch) || len(w.calls) != 0 {
 		t.Errorf("an apply that renders other than the plan = %v after %q, want a mismatch before anything is asked", err, w.calls)

@@ -53,7 +53,7 @@ func (c *answeringChecker) DryRun(_ context.Context, objs []manifest.Object) ([]
 // checked renders in and checks the rendering over recorded with c.
 func checked(t *testing.T, in Inputs, recorded *Recorded, level CheckLevel, c Checker) *Checked {
 	t.Helper()
-	req := Prepare(context.Background(), nil, in)
+	req := Prepare(context.Background(), nil, in, nil)
 	p, err := req.Plan(context.Background(), recorded, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +68,7 @@ func checked(t *testing.T, in Inputs, recorded *Recorded, level CheckLevel, c Ch
 // kinds the cluster serves; they say why nothing was dry-run without a cluster, and ask
 // nothing of it offline.
 func TestRequest_checkDryRunsWhatChanges(t *testing.T) {
-	first := planned(t, Prepare(context.Background(), nil, webInputs(nil)), nil).Rendering
+	first := planned(t, Prepare(context.Background(), nil, webInputs(nil), nil), nil).Rendering
 	recorded := deployedAs(first.Manifests, 1)
 
 	c := &answeringChecker{namespace: map[string]string{PodSecurityEnforceLabel: "baseline"}}
@@ -160,7 +160,7 @@ func (c *meetingChecker) NamespaceLabels(ctx context.Context, name string) (map[
 // The namespace's labels, which the dry run needs, are read while the cluster's schemas are:
 // through the agent's tunnel each is a round trip.
 func TestRequest_checkReadsTheNamespaceWithTheSchemas(t *testing.T) {
-	first := planned(t, Prepare(context.Background(), nil, webInputs(nil)), nil).Rendering
+	first := planned(t, Prepare(context.Background(), nil, webInputs(nil), nil), nil).Rendering
 	recorded := deployedAs(first.Manifests, 1)
 	c := &meetingChecker{
 		answeringChecker: answeringChecker{namespace: map[string]string{PodSecurityEnforceLabel: "restricted"}},

@@ -49,7 +49,7 @@ func deployedAs(manifests map[string]string, revision int) *Recorded {
 // A plan over a state that shows what the release renders keeps the state; a changed value
 // renders the next revision, and no form of the sensitive value shows in either.
 func TestRequest_plan(t *testing.T) {
-	first := planned(t, Prepare(context.Background(), nil, webInputs(nil)), nil)
+	first := planned(t, Prepare(context.Background(), nil, webInputs(nil), nil), nil)
 	if first.Unchanged || first.Rendering.Options.Revision != 1 || first.Rendering.Options.IsUpgrade {
 		t.Fatalf("first plan = unchanged %v, revision %d; want an install of revision 1", first.Unchanged, first.Rendering.Options.Revision)
 	}
@@ -59,14 +59,14 @@ func TestRequest_plan(t *testing.T) {
 		}
 	}
 	recorded := deployedAs(first.Rendering.Manifests, 1)
-	if again := planned(t, Prepare(context.Background(), nil, webInputs(nil)), recorded); !again.Unchanged {
+	if again := planned(t, Prepare(context.Background(), nil, webInputs(nil), nil), recorded); !again.Unchanged {
 		t.Errorf("a plan of the unchanged release is not unchanged")
 	}
-	changed := planned(t, Prepare(context.Background(), nil, webInputs(map[string]string{"config.greeting": "hi"})), recorded)
+	changed := planned(t, Prepare(context.Background(), nil, webInputs(map[string]string{"config.greeting": "hi"}), nil), recorded)
 	if changed.Unchanged || changed.Rendering.Options.Revision != 2 || !changed.Rendering.Options.IsUpgrade {
 		t.Fatalf("changed plan = unchanged %v, revision %d; want an upgrade to revision 2", changed.Unchanged, changed.Rendering.Options.Revision)
 	}
-	ignored := Prepare(context.Background(), nil, webInputs(map[string]string{"config.greeting": "hi"}))
+	ignored := Prepare(context.Background(), nil, webInputs(map[string]string{"config.greeting": "hi"}), nil)
 	if p, err := ignored.Plan(context.Background(), recorded, func(map[string]string) bool { return true }); err != nil || !p.Unchanged {
 		t.Errorf("a plan whose differences are all ignored = %+v, %v; want unchanged", p, err)
 	}
@@ -76,7 +76,7 @@ func TestRequest_plan(t *testing.T) {
 func TestRequest_planReadsHelmStorageOnce(t *testing.T) {
 	stored, _ := webRevision(t, webInputs(nil))
 	cluster, reads := countingCluster(t, stored)
-	req := Prepare(context.Background(), cluster, webInputs(map[string]string{"config.greeting": "hi"}))
+	req := Prepare(context.Background(), cluster, webInputs(map[string]string{"config.greeting": "hi"}), nil)
 	p := planned(t, req, &Recorded{Manifests: map[string]string{"ConfigMap/web": "old"}, Complete: true, Revision: 1, Status: rcommon.StatusDeployed, ChartVersion: "1.0.0"})
 	if p.Unchanged || p.Rendering.Options.Revision != 2 {
 		t.Fatalf("plan = unchanged %v, revision %d; want an upgrade to revision 2", p.Unchanged, p.Rendering.Options.Revision)
@@ -92,12 +92,12 @@ func TestRequest_applyRefuses(t *testing.T) {
 	stored := storedRelease(1, rcommon.StatusDeployed)
 	stored.Name = "web"
 	cluster, _ := countingCluster(t, stored)
-	_, err := Prepare(context.Background(), cluster, webInputs(nil)).renderApply(context.Background(), nil)
+	_, err := Prepare(context.Background(), cluster, webInputs(nil), nil).renderApply(context.Background(), nil)
 	var exists *ExistsError
 	if !errors.As(err, &exists) || exists.Last.Version != 1 {
 		t.Errorf("creating a deployed release = %v, want ExistsError of revision 1", err)
 	}
-	_, err = Prepare(context.Background(), nil, webInputs(nil)).renderApply(context.Background(), nil)
+	_, err = Prepare(context.Background(), nil, webInputs(nil), nil).renderApply(context.Background(), nil)
 	var history *HistoryError
 	if !errors.As(err, &history) || !errors.Is(err, ErrNoHistory) {
 		t.Errorf("applying without a cluster = %v, want a HistoryError", err)
@@ -112,7 +112,7 @@ func TestRequest_apply(t *testing.T) {
 	in := webInputs(nil)
 	var handed *manifest.Redactor
 	in.OnRedactor = func(r *manifest.Redactor) { handed = r }
-	req := Prepare(context.Background(), cluster, in)
+	req := Prepare(context.Background(), cluster, in, nil)
 	previous := map[string]string{"ConfigMap/web": "shown by an earlier plan"}
 	a, err := req.renderApply(context.Background(), &Recorded{Manifests: previous})
 	if err != nil {
@@ -146,7 +146,7 @@ func TestRequest_apply(t *testing.T) {
 // conservative manifests while nothing changes, as one whose record says so does; without
 // either, a value hidden by the import is a change.
 func TestRequest_planKeepsAnImportsManifests(t *testing.T) {
-	first := planned(t, Prepare(context.Background(), nil, webInputs(nil)), nil).Rendering
+	first := planned(t, Prepare(context.Background(), nil, webInputs(nil), nil), nil).Rendering
 	key := webInputs(nil).RedactionRecord.Key
 	digests, err := first.Redacted.ObjectDigests(key, first.RedactionOptions)
 	if err != nil {
@@ -171,7 +171,7 @@ func TestRequest_planKeepsAnImportsManifests(t *testing.T) {
 		in := webInputs(nil)
 		in.Imported = tt.imported
 		in.RedactionRecord.Digests, in.RedactionRecord.Conservative = digests, tt.conservative
-		p := planned(t, Prepare(context.Background(), nil, in), recorded)
+		p := planned(t, Prepare(context.Background(), nil, in, nil), recorded)
 		if p.Unchanged != tt.want {
 			t.Errorf("%s: plan unchanged = %v, want %v", tt.name, p.Unchanged, tt.want)
 		}

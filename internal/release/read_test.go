@@ -83,7 +83,7 @@ func readInputs() Inputs {
 
 // A release that Helm no longer has is gone.
 func TestRequest_readGone(t *testing.T) {
-	req := Prepare(context.Background(), liveCluster{}, readInputs())
+	req := Prepare(context.Background(), liveCluster{}, readInputs(), nil)
 	got, err := req.Read(context.Background(), nil)
 	if err != nil || !got.Gone {
 		t.Fatalf("Read = %+v, %v, want gone", got, err)
@@ -97,7 +97,7 @@ func TestRequest_readLive(t *testing.T) {
 	live := configMap("app", map[string]any{"url": "postgres://app:" + readPassword + "@db", "mode": "changed-by-hand", "extra": "set by hand"})
 	in := readInputs()
 	in.Ignore = []drift.Ignore{{Kind: "ConfigMap", Name: "app", JSONPointers: []string{"/data/mode"}}}
-	req := Prepare(context.Background(), liveCluster{history: []*helmv1.Release{deployedRelease(nil)}, live: map[string]manifest.Object{"app": live}}, in)
+	req := Prepare(context.Background(), liveCluster{history: []*helmv1.Release{deployedRelease(nil)}, live: map[string]manifest.Object{"app": live}}, in, nil)
 	recorded := &Recorded{Manifests: map[string]string{"ConfigMap/hook": "recorded hook\n"}}
 	got, err := req.Read(context.Background(), recorded)
 	if err != nil {
@@ -137,7 +137,7 @@ func TestRequest_readImported(t *testing.T) {
 	live := map[string]manifest.Object{"greet": configMap("greet", map[string]any{"text": given})}
 	for _, imported := range []bool{true, false} {
 		in := Inputs{Namespace: testNamespace, Name: "app", Capabilities: Capabilities{IsNamespaced: manifest.BuiltinIsNamespaced}, Imported: imported}
-		req := Prepare(context.Background(), liveCluster{history: []*helmv1.Release{rel}, live: live}, in)
+		req := Prepare(context.Background(), liveCluster{history: []*helmv1.Release{rel}, live: live}, in, nil)
 		got, err := req.Read(context.Background(), nil)
 		if err != nil {
 			t.Fatal(err)
@@ -158,7 +158,7 @@ func TestRequest_readImported(t *testing.T) {
 // A refresh that cannot read the live objects says which step failed.
 func TestRequest_readLiveError(t *testing.T) {
 	refused := errors.New("configmaps is forbidden")
-	req := Prepare(context.Background(), liveCluster{history: []*helmv1.Release{deployedRelease(nil)}, liveErr: refused}, readInputs())
+	req := Prepare(context.Background(), liveCluster{history: []*helmv1.Release{deployedRelease(nil)}, liveErr: refused}, readInputs(), nil)
 	_, err := req.Read(context.Background(), nil)
 	var failed *ReadError
 	if !errors.As(err, &failed) || failed.Step != ReadLive || !errors.Is(err, refused) {
@@ -173,7 +173,7 @@ func TestRequest_readImportedEveryString(t *testing.T) {
 	rel.Chart.Metadata.Dependencies = []*chartv2.Dependency{{Name: "db", Version: "1.0.0"}}
 	live := map[string]manifest.Object{"app": configMap("app", map[string]any{"url": "postgres://app:" + readPassword + "@db"})}
 	in := Inputs{Namespace: testNamespace, Name: "app", Capabilities: Capabilities{IsNamespaced: manifest.BuiltinIsNamespaced}, Imported: true}
-	req := Prepare(context.Background(), liveCluster{history: []*helmv1.Release{rel}, live: live}, in)
+	req := Prepare(context.Background(), liveCluster{history: []*helmv1.Release{rel}, live: live}, in, nil)
 	got, err := req.Read(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -79,7 +79,8 @@ func (rec *Recorded) readAhead() []manifest.Object {
 // secretType gives obj, a Secret read ahead, its manifest's type, which says whether a LIST
 // that leaves Helm's release records out holds it: none when the manifest names none (the
 // cluster's default, Opaque), the type when the manifest shows it whole, else nil, which
-// says the type is not known.
+// says the type is not known: helmrelease's notRecord takes any type that is not a string as
+// one that may be Helm's, and reads that Secret with a LIST of them all.
 func secretType(obj manifest.Object, text string) {
 	if v, ok := manifest.TopLevelScalar(text, "type"); ok && !manifest.HasMarker(v) {
 		obj["type"] = v

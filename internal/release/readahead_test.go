@@ -80,7 +80,7 @@ func TestPrepareRefresh_readsTheRecordedObjectsWhileTheHistoryIsRead(t *testing.
 	if want := [][]string{{"ConfigMap app", "ConfigMap gone"}}; !slices.EqualFunc(reads, want, slices.Equal) {
 		t.Errorf("objects read: %v, want %v (once, while the history was read; no hook, no definition)", reads, want)
 	}
-	after, err := Prepare(context.Background(), liveCluster{history: []*helmv1.Release{deployedRelease(nil)}, live: live}, readInputs()).Read(context.Background(), recorded)
+	after, err := Prepare(context.Background(), liveCluster{history: []*helmv1.Release{deployedRelease(nil)}, live: live}, readInputs(), nil).Read(context.Background(), recorded)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,13 +227,13 @@ func (c expectingCluster) History(ctx context.Context, namespace, name string, e
 // An apply, and a plan that no refresh came before, read the history expecting the revision
 // the state records, as a refresh does, so that its record is read while the list is; without
 // a record they expect none.
-func TestPrepareRecorded_expectsTheRevisionTheStateRecords(t *testing.T) {
+func TestPrepare_expectsTheRevisionTheStateRecords(t *testing.T) {
 	var expects []int
 	cluster := expectingCluster{liveCluster: liveCluster{history: []*helmv1.Release{deployedRelease(nil)}}, expects: &expects}
 	recorded := recordedRelease(t)
 	recorded.Revision = 7
 	for _, rec := range []*Recorded{recorded, nil} {
-		if req := PrepareRecorded(context.Background(), cluster, readInputs(), rec); !req.History.Read {
+		if req := Prepare(context.Background(), cluster, readInputs(), rec); !req.History.Read {
 			t.Fatalf("history not read: %v", req.History.Err)
 		}
 	}

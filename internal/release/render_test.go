@@ -17,7 +17,7 @@ func TestRendering_drawnIsTheNextPlansPrior(t *testing.T) {
 		Traces:  map[string]string{"web/templates/secret.yaml|Secret|false|0|/data/password": "abc"},
 	}}
 	gen := applied.Drawn([]byte("seed"))
-	offline := Prepare(context.Background(), nil, Inputs{Namespace: testNamespace, Name: "web", Generated: gen})
+	offline := Prepare(context.Background(), nil, Inputs{Namespace: testNamespace, Name: "web", Generated: gen}, nil)
 	want := chart.Prior{
 		Documents: []chart.Document{{Source: "web/templates/secret.yaml", Text: applied.Rendered.Files["web/templates/secret.yaml"]}},
 		Traces:    applied.Rendered.Traces,
@@ -38,12 +38,12 @@ func TestRendering_drawnIsTheNextPlansPrior(t *testing.T) {
 func TestRequest_priorFromTheHistory(t *testing.T) {
 	kept := Generated{Documents: []chart.Document{{Source: "app/templates/old.yaml", Text: "kind: Secret\n"}}}
 	cluster, _ := countingCluster(t, storedRelease(1, "deployed"))
-	got := Prepare(context.Background(), cluster, Inputs{Namespace: testNamespace, Name: "app", Generated: kept}).Prior()
+	got := Prepare(context.Background(), cluster, Inputs{Namespace: testNamespace, Name: "app", Generated: kept}, nil).Prior()
 	if len(got.Documents) != 1 || got.Documents[0].Source != "app/templates/cm.yaml" {
 		t.Errorf("Prior with the history = %+v, want the recorded manifest's document", got.Documents)
 	}
 	gone, _ := countingCluster(t)
-	if got := Prepare(context.Background(), gone, Inputs{Namespace: testNamespace, Name: "app", Generated: kept}).Prior(); got.Documents != nil {
+	if got := Prepare(context.Background(), gone, Inputs{Namespace: testNamespace, Name: "app", Generated: kept}, nil).Prior(); got.Documents != nil {
 		t.Errorf("Prior of a release Helm does not know = %+v, want none", got.Documents)
 	}
 }

@@ -55,16 +55,11 @@ type Request struct {
 }
 
 // Prepare reads what a request for in needs of cluster, nil when there is none (a plan with
-// the provider's kube_version, or a cluster that cannot be reached).
-func Prepare(ctx context.Context, cluster Cluster, in Inputs) *Request {
-	return prepare(ctx, cluster, in, 0)
-}
-
-// PrepareRecorded is Prepare for a release the state records (recorded, nil for none): the
-// record of the revision the state records is read while Helm's history is listed, as a
-// refresh reads it, so that through the GitLab agent's tunnel the usual history is one round
-// trip, not the list and then the records it names.
-func PrepareRecorded(ctx context.Context, cluster Cluster, in Inputs, recorded *Recorded) *Request {
+// the provider's kube_version, or a cluster that cannot be reached). recorded is the release
+// as the state records it, nil for none: the record of the revision it names is read while
+// Helm's history is listed, as a refresh reads it, so that through the GitLab agent's tunnel
+// the usual history is one round trip, not the list and then the records it names.
+func Prepare(ctx context.Context, cluster Cluster, in Inputs, recorded *Recorded) *Request {
 	return prepare(ctx, cluster, in, recorded.revision())
 }
 

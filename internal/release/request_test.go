@@ -65,7 +65,7 @@ func helmStorageKey(rel *helmv1.Release) string {
 func TestPrepare_readsHelmStorageOnce(t *testing.T) {
 	ctx := context.Background()
 	cluster, reads := countingCluster(t, storedRelease(1, rcommon.StatusSuperseded), storedRelease(2, rcommon.StatusDeployed))
-	req := Prepare(ctx, cluster, Inputs{Namespace: testNamespace, Name: "app"})
+	req := Prepare(ctx, cluster, Inputs{Namespace: testNamespace, Name: "app"}, nil)
 	for range 2 {
 		next, err := req.History.Next(helmrelease.Claim{Recorded: true})
 		if err != nil {
@@ -114,7 +114,7 @@ func TestHistory_last(t *testing.T) {
 
 // Without a cluster, or with a history that could not be read, nothing is decided from it.
 func TestHistory_unread(t *testing.T) {
-	offline := Prepare(context.Background(), nil, Inputs{Namespace: testNamespace, Name: "app"})
+	offline := Prepare(context.Background(), nil, Inputs{Namespace: testNamespace, Name: "app"}, nil)
 	if _, err := offline.History.Next(helmrelease.Claim{}); !errors.Is(err, ErrNoHistory) {
 		t.Errorf("Next offline = %v, want ErrNoHistory", err)
 	}
@@ -153,7 +153,7 @@ func TestRequest_lookupsReadOnce(t *testing.T) {
 		asked++
 		return map[string]any{"data": map[string]any{"password": "drawn-" + name}}, nil
 	})}
-	req := Prepare(context.Background(), cluster, Inputs{Namespace: testNamespace, Name: "app"})
+	req := Prepare(context.Background(), cluster, Inputs{Namespace: testNamespace, Name: "app"}, nil)
 	for range 2 {
 		got, err := req.Lookup.Lookup(context.Background(), "v1", "Secret", testNamespace, "app")
 		if err != nil {

@@ -34,18 +34,18 @@ func cliInstalled(owner string) (*helmv1.Release, manifest.Object) {
 func TestRequest_planTakesOverOnlyWhenAllowed(t *testing.T) {
 	rel, live := cliInstalled("web")
 	cluster := liveCluster{history: []*helmv1.Release{rel}, live: map[string]manifest.Object{"web": live}}
-	_, err := Prepare(context.Background(), cluster, webInputs(nil)).Plan(context.Background(), nil, nil)
+	_, err := Prepare(context.Background(), cluster, webInputs(nil), nil).Plan(context.Background(), nil, nil)
 	var exists *ExistsError
 	if !errors.As(err, &exists) || exists.Last.Version != 1 {
 		t.Fatalf("plan without take_ownership = %v, want ExistsError of revision 1", err)
 	}
-	if _, err := Prepare(context.Background(), cluster, webInputs(nil)).renderApply(context.Background(), nil); !errors.As(err, &exists) {
+	if _, err := Prepare(context.Background(), cluster, webInputs(nil), nil).renderApply(context.Background(), nil); !errors.As(err, &exists) {
 		t.Fatalf("apply without take_ownership = %v, want ExistsError", err)
 	}
 	in := webInputs(map[string]string{"config.greeting": "from-terraform"})
 	// A release to create has no key for its markers yet.
 	in.TakeOwnership, in.RedactionRecord = true, manifest.RedactionRecord{}
-	p := planned(t, Prepare(context.Background(), cluster, in), nil)
+	p := planned(t, Prepare(context.Background(), cluster, in, nil), nil)
 	if !p.Next.Adopt || p.Next.Last.Version != 1 || p.Rendering.Options.Revision != 2 || !p.Rendering.Options.IsUpgrade {
 		t.Fatalf("plan with take_ownership = %+v, revision %d; want to adopt revision 1 with an upgrade to 2", p.Next, p.Rendering.Options.Revision)
 	}
@@ -69,18 +69,18 @@ func TestRequest_takeOwnershipRefusesAnotherReleasesObject(t *testing.T) {
 	in := webInputs(nil)
 	in.TakeOwnership = true
 	cluster := liveCluster{live: map[string]manifest.Object{"web": live}}
-	_, err := Prepare(context.Background(), cluster, in).Plan(context.Background(), nil, nil)
+	_, err := Prepare(context.Background(), cluster, in, nil).Plan(context.Background(), nil, nil)
 	var owned *OwnedError
 	if !errors.As(err, &owned) || owned.Owner != (helmrelease.Owner{Namespace: testNamespace, Name: "other"}) || !strings.HasSuffix(owned.Object, " web") {
 		t.Fatalf("plan over another release's object = %v, want an OwnedError naming %s/other", err, testNamespace)
 	}
-	if _, err := Prepare(context.Background(), cluster, in).renderApply(context.Background(), nil); !errors.As(err, &owned) {
+	if _, err := Prepare(context.Background(), cluster, in, nil).renderApply(context.Background(), nil); !errors.As(err, &owned) {
 		t.Fatalf("apply over another release's object = %v, want an OwnedError", err)
 	}
 	_, ours := cliInstalled("web")
 	unowned := configMap("web", map[string]any{"greeting": "from-kubectl"})
 	for name, obj := range map[string]manifest.Object{"ours": ours, "without owner": unowned} {
-		if _, err := Prepare(context.Background(), liveCluster{live: map[string]manifest.Object{"web": obj}}, in).Plan(context.Background(), nil, nil); err != nil {
+		if _, err := Prepare(context.Background(), liveCluster{live: map[string]manifest.Object{"web": obj}}, in, nil).Plan(context.Background(), nil, nil); err != nil {
 			t.Errorf("plan over an object %s = %v, want it planned", name, err)
 		}
 	}
@@ -90,7 +90,7 @@ func TestRequest_takeOwnershipRefusesAnotherReleasesObject(t *testing.T) {
 // manifest an upgrade compares its rendering with.
 func webRevision(t *testing.T, in Inputs) (*helmv1.Release, *Recorded) {
 	t.Helper()
-	rendering, err := Prepare(context.Background(), nil, in).Render(context.Background(), helmrelease.Target{Revision: 1})
+	rendering, err := Prepare(context.Background(), nil, in, nil).Render(context.Background(), helmrelease.Target{Revision: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestRequest_planRefusesExistingObjectsHelmWouldRefuse(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var reads [][]string
 			cluster := liveCluster{live: map[string]manifest.Object{"web": tt.live}, reads: &reads}
-			_, err := Prepare(context.Background(), cluster, webInputs(nil)).Plan(context.Background(), nil, nil)
+			_, err := Prepare(context.Background(), cluster, webInputs(nil), nil).Plan(context.Background(), nil, nil)
 			var unowned *UnownedError
 			var owned *OwnedError
 			switch {
@@ -174,7 +174,7 @@ func TestRequest_planUpgradeChecksOnlyNewObjects(t *testing.T) {
 	var reads [][]string
 	cluster := liveCluster{history: []*helmv1.Release{rel}, live: map[string]manifest.Object{"web": ingress}, reads: &reads}
 	withIngress := webInputs(map[string]string{"ingress.enabled": "true"})
-	_, err := Prepare(context.Background(), cluster, withIngress).Plan(context.Background(), recorded, nil)
+	_, err := Prepare(context.Background(), cluster, withIngress, nil).Plan(context.Background(), recorded, nil)
 	var unowned *UnownedError
 	if !errors.As(err, &unowned) || unowned.Object != "Ingress web" {
 		t.Fatalf("plan adding an Ingress that exists without owner = %v, want an UnownedError of Ingress web", err)
@@ -185,7 +185,7 @@ func TestRequest_planUpgradeChecksOnlyNewObjects(t *testing.T) {
 
 	reads = nil
 	cluster.live = map[string]manifest.Object{"web": configMap("web", map[string]any{"greeting": "from-kubectl"})}
-	p, err := Prepare(context.Background(), cluster, webInputs(map[string]string{"config.greeting": "hi"})).Plan(context.Background(), recorded, nil)
+	p, err := Prepare(context.Background(), cluster, webInputs(map[string]string{"config.greeting": "hi"}), nil).Plan(context.Background(), recorded, nil)
 	if err != nil || p.Unchanged || p.Next.Operation != helmrelease.OperationUpgrade {
 		t.Fatalf("plan changing a value = %+v, %v; want an upgrade", p, err)
 	}
@@ -202,19 +202,19 @@ func TestRequest_planOwnersUnread(t *testing.T) {
 	refused := errors.New("configmaps is forbidden")
 	var reads [][]string
 	cluster := liveCluster{liveErr: refused, reads: &reads}
-	if _, err := Prepare(context.Background(), cluster, webInputs(nil)).Plan(context.Background(), nil, nil); err != nil || len(reads) != 1 {
+	if _, err := Prepare(context.Background(), cluster, webInputs(nil), nil).Plan(context.Background(), nil, nil); err != nil || len(reads) != 1 {
 		t.Errorf("plan whose objects cannot be read = %v after reading %v; want it planned after one read", err, reads)
 	}
 	in := webInputs(nil)
 	in.TakeOwnership = true
-	_, err := Prepare(context.Background(), cluster, in).Plan(context.Background(), nil, nil)
+	_, err := Prepare(context.Background(), cluster, in, nil).Plan(context.Background(), nil, nil)
 	var owned *OwnedError
 	if !errors.As(err, &owned) || !errors.Is(err, refused) {
 		t.Errorf("plan with take_ownership whose objects cannot be read = %v, want an OwnedError wrapping the refusal", err)
 	}
 	reads = nil
 	cluster = liveCluster{historyErr: errors.New("secrets is forbidden"), live: map[string]manifest.Object{"web": configMap("web", nil)}, reads: &reads}
-	if _, err := Prepare(context.Background(), cluster, webInputs(nil)).Plan(context.Background(), nil, nil); err != nil || len(reads) > 0 {
+	if _, err := Prepare(context.Background(), cluster, webInputs(nil), nil).Plan(context.Background(), nil, nil); err != nil || len(reads) > 0 {
 		t.Errorf("plan without a history = %v after reading %v; want it planned, nothing read", err, reads)
 	}
 }
@@ -230,7 +230,7 @@ func TestRequest_planUpgradeTrustsTheRecordOfItsRevision(t *testing.T) {
 	var reads [][]string
 	cluster := liveCluster{history: []*helmv1.Release{&bare}, live: map[string]manifest.Object{"web": configMap("web", map[string]any{"greeting": "from-kubectl"})}, reads: &reads}
 	changed := webInputs(map[string]string{"config.greeting": "hi"})
-	if _, err := Prepare(context.Background(), cluster, changed).Plan(context.Background(), recorded, nil); err != nil {
+	if _, err := Prepare(context.Background(), cluster, changed, nil).Plan(context.Background(), recorded, nil); err != nil {
 		t.Fatalf("plan = %v, want it planned from the record of revision 1", err)
 	}
 	if len(reads) != 0 {
@@ -239,7 +239,7 @@ func TestRequest_planUpgradeTrustsTheRecordOfItsRevision(t *testing.T) {
 
 	other := *recorded
 	other.Revision = 7
-	if _, err := Prepare(context.Background(), cluster, changed).Plan(context.Background(), &other, nil); err == nil {
+	if _, err := Prepare(context.Background(), cluster, changed, nil).Plan(context.Background(), &other, nil); err == nil {
 		t.Error("a record of revision 7 stood for revision 1: the objects its manifest lacks were not checked")
 	}
 }
