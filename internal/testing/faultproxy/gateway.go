@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"slices"
 	"sync"
 	"time"
 
@@ -33,6 +34,19 @@ type Gateway struct {
 	forwarded int
 	// requests are the requests received, "METHOD path?query", in order.
 	requests []string
+	holds    []*Hold
+}
+
+// Hold keeps the requests it selects from the API server until a request it is released by
+// arrives after them, or until its time is up (Gateway.Hold).
+type Hold struct {
+	g              *Gateway
+	match, release func(*http.Request) bool
+	wait           time.Duration
+
+	// waiting are the channels of the held requests, closed by the next releasing request.
+	waiting        []chan struct{}
+	held, timedOut int
 }
 
 // Rule has the gateway answer a share of the requests it matches with a status of its own.
@@ -111,6 +125,7 @@ func (g *Gateway) handler(upstream *url.URL, trust *tls.Config, via string) http
 		},
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		g.held(req)
 		if status, retryAfter, ok := g.decide(req); ok {
 			if retryAfter != "" {
 				w.Header().Set("Retry-After", retryAfter)
@@ -120,6 +135,59 @@ func (g *Gateway) handler(upstream *url.URL, trust *tls.Config, via string) http
 		}
 		forward.ServeHTTP(w, req)
 	})
+}
+
+// held waits while a hold keeps req, and releases the requests held until req.
+func (g *Gateway) held(req *http.Request) {
+	g.mu.Lock()
+	var wait chan struct{}
+	var hold *Hold
+	for _, h := range g.holds {
+		if h.release(req) {
+			for _, c := range h.waiting {
+				close(c)
+			}
+			h.waiting = nil
+		}
+		if wait == nil && h.match(req) {
+			hold, wait = h, make(chan struct{})
+			h.waiting = append(h.waiting, wait)
+			h.held++
+		}
+	}
+	g.mu.Unlock()
+	if wait == nil {
+		return
+	}
+	timer := time.NewTimer(hold.wait)
+	defer timer.Stop()
+	select {
+	case <-wait:
+	case <-timer.C:
+		g.mu.Lock()
+		hold.timedOut++
+		hold.waiting = slices.DeleteFunc(hold.waiting, func(c chan struct{}) bool { return c == wait })
+		g.mu.Unlock()
+	}
+}
+
+// Hold keeps each request match selects from the API server until a request release selects
+// arrives after it, or for wait at most: it shows whether a client sends the second without
+// waiting for the answer to the first.
+func (g *Gateway) Hold(match, release func(*http.Request) bool, wait time.Duration) *Hold {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	h := &Hold{g: g, match: match, release: release, wait: wait}
+	g.holds = append(g.holds, h)
+	return h
+}
+
+// Counts are how many requests the hold kept, and how many of them it kept until its time was
+// up, no releasing request having come after them.
+func (h *Hold) Counts() (held, timedOut int) {
+	h.g.mu.Lock()
+	defer h.g.mu.Unlock()
+	return h.held, h.timedOut
 }
 
 func (g *Gateway) decide(req *http.Request) (int, string, bool) {

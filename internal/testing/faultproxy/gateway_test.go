@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -139,5 +140,53 @@ func TestGateway_answers502WhenTheUpstreamFails(t *testing.T) {
 	}
 	if g.Answered()[http.StatusBadGateway] != 1 {
 		t.Fatalf("answered %v, want one 502", g.Answered())
+	}
+}
+
+func TestGateway_holdKeepsARequestUntilOneAfterIt(t *testing.T) {
+	kubeconfig, _ := tlsUpstream(t)
+	g, client, host := gatewayClient(t, kubeconfig, "")
+	path := func(p string) func(*http.Request) bool {
+		return func(r *http.Request) bool { return r.URL.Path == p }
+	}
+	hold := g.Hold(path("/api/v1/held"), path("/api/v1/release"), time.Minute)
+	if code, _, _ := status(t, client, host+"/api/v1/release"); code != http.StatusOK {
+		t.Fatalf("releasing request: %d", code)
+	}
+	answered := make(chan string, 1)
+	go func() {
+		resp, err := client.Get(host + "/api/v1/held")
+		if err != nil {
+			answered <- err.Error()
+			return
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		answered <- string(body)
+	}()
+	select {
+	case got := <-answered:
+		t.Fatalf("the held request was answered (%q) though the only releasing request came before it", got)
+	case <-time.After(300 * time.Millisecond):
+	}
+	status(t, client, host+"/api/v1/release")
+	select {
+	case got := <-answered:
+		if got != "/api/v1/held" {
+			t.Fatalf("held request answered %q", got)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the held request was not released by the request after it")
+	}
+	if held, timedOut := hold.Counts(); held != 1 || timedOut != 0 {
+		t.Fatalf("held %d, timed out %d; want 1 and 0", held, timedOut)
+	}
+
+	short := g.Hold(path("/api/v1/alone"), path("/api/v1/never"), 50*time.Millisecond)
+	if code, _, body := status(t, client, host+"/api/v1/alone"); code != http.StatusOK || body != "/api/v1/alone" {
+		t.Fatalf("request held until its time was up: %d %q", code, body)
+	}
+	if held, timedOut := short.Counts(); held != 1 || timedOut != 1 {
+		t.Fatalf("held %d, timed out %d; want 1 and 1", held, timedOut)
 	}
 }
