@@ -37,15 +37,18 @@ type Gateway struct {
 	holds    []*Hold
 }
 
-// Hold keeps the requests it selects from the API server until a request it is released by
-// arrives after them, or until its time is up (Gateway.Hold).
+// Hold keeps the requests it selects from the API server until a request it is released by is
+// under way: one that comes while they wait, or one that came before them and is not answered
+// yet. Its time up, it lets them go (Gateway.Hold).
 type Hold struct {
 	g              *Gateway
 	match, release func(*http.Request) bool
 	wait           time.Duration
 
 	// waiting are the channels of the held requests, closed by the next releasing request.
-	waiting        []chan struct{}
+	waiting []chan struct{}
+	// releasing is how many releasing requests are under way.
+	releasing      int
 	held, timedOut int
 }
 
@@ -125,7 +128,7 @@ func (g *Gateway) handler(upstream *url.URL, trust *tls.Config, via string) http
 		},
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		g.held(req)
+		defer g.held(req)()
 		if status, retryAfter, ok := g.decide(req); ok {
 			if retryAfter != "" {
 				w.Header().Set("Retry-After", retryAfter)
@@ -137,27 +140,41 @@ func (g *Gateway) handler(upstream *url.URL, trust *tls.Config, via string) http
 	})
 }
 
-// held waits while a hold keeps req, and releases the requests held until req.
-func (g *Gateway) held(req *http.Request) {
+// held waits while a hold keeps req, and releases the requests held until req. The gateway
+// calls done once it has answered req.
+func (g *Gateway) held(req *http.Request) (done func()) {
 	g.mu.Lock()
 	var wait chan struct{}
 	var hold *Hold
+	var releases []*Hold
 	for _, h := range g.holds {
 		if h.release(req) {
 			for _, c := range h.waiting {
 				close(c)
 			}
 			h.waiting = nil
+			h.releasing++
+			releases = append(releases, h)
 		}
-		if wait == nil && h.match(req) {
-			hold, wait = h, make(chan struct{})
-			h.waiting = append(h.waiting, wait)
+		if hold == nil && h.match(req) {
+			hold = h
 			h.held++
+			if h.releasing == 0 {
+				wait = make(chan struct{})
+				h.waiting = append(h.waiting, wait)
+			}
 		}
 	}
 	g.mu.Unlock()
+	done = func() {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		for _, h := range releases {
+			h.releasing--
+		}
+	}
 	if wait == nil {
-		return
+		return done
 	}
 	timer := time.NewTimer(hold.wait)
 	defer timer.Stop()
@@ -169,11 +186,12 @@ func (g *Gateway) held(req *http.Request) {
 		hold.waiting = slices.DeleteFunc(hold.waiting, func(c chan struct{}) bool { return c == wait })
 		g.mu.Unlock()
 	}
+	return done
 }
 
 // Hold keeps each request match selects from the API server until a request release selects
-// arrives after it, or for wait at most: it shows whether a client sends the second without
-// waiting for the answer to the first.
+// is under way (come after it, or come before it and not answered yet), or for wait at most:
+// it shows whether a client sends the second without waiting for the answer to the first.
 func (g *Gateway) Hold(match, release func(*http.Request) bool, wait time.Duration) *Hold {
 	g.mu.Lock()
 	defer g.mu.Unlock()

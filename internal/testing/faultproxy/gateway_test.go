@@ -25,6 +25,9 @@ func tlsUpstream(t *testing.T) (kubeconfig string, srv *httptest.Server) {
 			http.Error(w, "no token", http.StatusUnauthorized)
 			return
 		}
+		if strings.HasPrefix(r.URL.Path, "/api/v1/slow/") {
+			time.Sleep(time.Second)
+		}
 		_, _ = io.WriteString(w, r.URL.Path)
 	}))
 	t.Cleanup(srv.Close)
@@ -180,6 +183,28 @@ func TestGateway_holdKeepsARequestUntilOneAfterIt(t *testing.T) {
 	}
 	if held, timedOut := hold.Counts(); held != 1 || timedOut != 0 {
 		t.Fatalf("held %d, timed out %d; want 1 and 0", held, timedOut)
+	}
+
+	// A releasing request that came first and is not answered yet lets the held one go.
+	early := g.Hold(path("/api/v1/after"), path("/api/v1/slow/release"), time.Minute)
+	slow := make(chan error, 1)
+	go func() {
+		resp, err := client.Get(host + "/api/v1/slow/release")
+		if err == nil {
+			_, err = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		slow <- err
+	}()
+	time.Sleep(300 * time.Millisecond)
+	if code, _, body := status(t, client, host+"/api/v1/after"); code != http.StatusOK || body != "/api/v1/after" {
+		t.Fatalf("request after an unanswered releasing one: %d %q", code, body)
+	}
+	if held, timedOut := early.Counts(); held != 1 || timedOut != 0 {
+		t.Fatalf("held %d, timed out %d; want 1 and 0", held, timedOut)
+	}
+	if err := <-slow; err != nil {
+		t.Fatal(err)
 	}
 
 	short := g.Hold(path("/api/v1/alone"), path("/api/v1/never"), 50*time.Millisecond)
