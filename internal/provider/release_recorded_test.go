@@ -10,8 +10,8 @@ import (
 // A plan no refresh came before, and an apply, read the record of the revision the state
 // records while they list Helm's history, not after the list's answer: through the GitLab
 // agent's tunnel that is one round trip, not two. The gateway holds each LIST of the release's
-// records until a GET of one of its records comes after it; an apply that waited for the LIST
-// before reading the record leaves the LIST held until the hold's time is up.
+// records until the GET of the revision the state records (1) is under way; an apply that waited
+// for the LIST before reading the record leaves the LIST held until the hold's time is up.
 func TestAccRelease_readsTheRecordedRevisionBesideTheHistory(t *testing.T) {
 	e, gateway, cli := appliedBehindGateway(t, 10)
 	records := "/api/v1/namespaces/" + e.namespace + "/secrets"
@@ -20,11 +20,11 @@ func TestAccRelease_readsTheRecordedRevisionBesideTheHistory(t *testing.T) {
 			r.URL.Query().Get("labelSelector") == "name=app,owner=helm" &&
 			strings.Contains(r.Header.Get("Accept"), "as=PartialObjectMetadataList")
 	}
-	recordGet := func(r *http.Request) bool {
-		return r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, records+"/sh.helm.release.v1.app.v")
+	recordedGet := func(r *http.Request) bool {
+		return r.Method == http.MethodGet && r.URL.Path == records+"/sh.helm.release.v1.app.v1"
 	}
 	gateway.Requests()
-	hold := gateway.Hold(historyList, recordGet, 3*time.Second)
+	hold := gateway.Hold(historyList, recordedGet, 3*time.Second)
 	cli.writeConfig(benchRelease(t, e.namespace, 10, "2"))
 	cli.mustRun("apply", "-auto-approve", "-refresh=false")
 	held, timedOut := hold.Counts()
