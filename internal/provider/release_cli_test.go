@@ -32,7 +32,17 @@ var (
 	providerBinaryErr  error
 )
 
-// buildProviderBinary builds the provider once per test run.
+// TestMain removes the provider binary buildProviderBinary built (about 150 MB, in the system's
+// temporary folder) once the package's tests have run.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if providerBinaryDir != "" {
+		_ = os.RemoveAll(providerBinaryDir)
+	}
+	os.Exit(code)
+}
+
+// buildProviderBinary builds the provider once per test run; TestMain removes it.
 func buildProviderBinary(t *testing.T) string {
 	t.Helper()
 	providerBinaryOnce.Do(func() {
