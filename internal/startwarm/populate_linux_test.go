@@ -11,13 +11,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// mapped returns the share of b's pages this process has mapped (the Rss of /proc/self/smaps for
-// the mapping that starts at b).
-func mapped(t *testing.T, b []byte) float64 {
-	t.Helper()
-	return smapsShare(t, b, "Rss:")
-}
-
 // smapsShare returns the share of b that field (Rss:, AnonHugePages:) of /proc/self/smaps counts
 // for the mapping that starts at b.
 func smapsShare(t *testing.T, b []byte, field string) float64 {
@@ -45,30 +38,37 @@ func smapsShare(t *testing.T, b []byte, field string) float64 {
 	return 0
 }
 
-// checkPopulates fails t unless none of b is mapped before populate and all of it after.
-func checkPopulates(t *testing.T, b []byte, populate func() error) {
+// anonymous maps 16 MiB of fresh anonymous memory, unmapped when the test ends.
+func anonymous(t *testing.T) []byte {
 	t.Helper()
-	if m := mapped(t, b); m != 0 {
-		t.Fatalf("%.0f%% of an untouched mapping is mapped before it is populated: the test cannot tell", 100*m)
-	}
-	if err := populate(); errors.Is(err, unix.EINVAL) {
-		t.Skipf("this kernel has no MADV_POPULATE_READ and _WRITE (Linux 5.14 and later have): %v", err)
-	} else if err != nil {
+	b, err := unix.Mmap(-1, 0, 16<<20, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if m := mapped(t, b); m < 1 {
-		t.Errorf("%.0f%% of the mapping is mapped once populated, want all of it", 100*m)
+	t.Cleanup(func() { _ = unix.Munmap(b) })
+	return b
+}
+
+// populateOrSkip populates b, and skips the test where the kernel cannot.
+func populateOrSkip(t *testing.T, b []byte) {
+	t.Helper()
+	if err := populate(b); errors.Is(err, unix.EINVAL) {
+		t.Skipf("this kernel has no MADV_POPULATE_WRITE (Linux 5.14 and later have): %v", err)
+	} else if err != nil {
+		t.Fatal(err)
 	}
 }
 
 // Anonymous memory populated is mapped at once; fresh, it is not until written.
 func TestPopulate_mapsAnonymousMemoryAtOnce(t *testing.T) {
-	b, err := unix.Mmap(-1, 0, 16<<20, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
-	if err != nil {
-		t.Fatal(err)
+	b := anonymous(t)
+	if m := smapsShare(t, b, "Rss:"); m != 0 {
+		t.Fatalf("%.0f%% of an untouched mapping is mapped before it is populated: the test cannot tell", 100*m)
 	}
-	defer func() { _ = unix.Munmap(b) }()
-	checkPopulates(t, b, func() error { return populate(b) })
+	populateOrSkip(t, b)
+	if m := smapsShare(t, b, "Rss:"); m < 1 {
+		t.Errorf("%.0f%% of the mapping is mapped once populated, want all of it", 100*m)
+	}
 	if err := populateHeap(1 << 20); err != nil {
 		t.Errorf("populateHeap: %v", err)
 	}
@@ -84,17 +84,9 @@ func TestPopulate_asksForHugePages(t *testing.T) {
 	if !strings.Contains(string(mode), "[madvise]") {
 		t.Skipf("transparent huge pages are %q here: the test needs \"[madvise]\" to tell whether populate asks for them", strings.TrimSpace(string(mode)))
 	}
-	b, err := unix.Mmap(-1, 0, 16<<20, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = unix.Munmap(b) }()
+	b := anonymous(t)
 	fallbacks := thpFaultFallbacks(t)
-	if err := populate(b); errors.Is(err, unix.EINVAL) {
-		t.Skipf("this kernel has no MADV_POPULATE_WRITE (Linux 5.14 and later have): %v", err)
-	} else if err != nil {
-		t.Fatal(err)
-	}
+	populateOrSkip(t, b)
 	// 16 MiB hold at least seven whole huge pages, wherever they start.
 	if huge := smapsShare(t, b, "AnonHugePages:"); huge < 7.0/8 {
 		// A huge page asked for and not found is counted as a fallback; one never asked for is not.
