@@ -153,20 +153,23 @@ provider_version="$(basename "$(dirname "$(dirname "$PROVIDER_BIN")")")"
 helm_module_of() {
   go version -m "$1" | awk '$1 == "dep" && $2 ~ /^helm\.sh\/helm\// { print $2, $3; exit }'
 }
+provider_built="${BENCH_PROVIDER_BIN:-}"
 if [ -n "${BENCH_PROVIDER_BIN:-}" ]; then
   log "measuring the supplied provider $BENCH_PROVIDER_BIN"
-  cp -f "$BENCH_PROVIDER_BIN" "$PROVIDER_BIN"
   echo "provider_build=supplied binary $BENCH_PROVIDER_BIN" >>"$META"
 else
   log "rebuilding the mirror's provider $provider_version from scripts/bench/provider"
   # Built as .goreleaser.yml builds what ships: static (CGO_ENABLED=0), -trimpath -s -w. (With cgo,
   # a dependency's import of package plugin makes the linker export every symbol: 87 MB instead of
   # 66 MB.)
-  CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=$provider_version" -o "$PROVIDER_BIN" ./scripts/bench/provider
+  provider_built="$WORK/provider.built"
+  CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=$provider_version" -o "$provider_built" ./scripts/bench/provider
   echo "provider_build=scripts/bench/provider at this commit" >>"$META"
 fi
-# The mirror holds a copy per registry host (Terraform's and OpenTofu's); replace every one.
-find "$WORK/mirror" -type f -name "$(basename "$PROVIDER_BIN")" ! -path "$PROVIDER_BIN" -exec cp -f "$PROVIDER_BIN" {} \;
+# The mirror holds a copy per registry host (Terraform's and OpenTofu's); replace every one. Each
+# is copied, as the baseline's is below: a binary the linker has just written starts with another
+# peak RSS (about 9 MiB more at 10 objects) than a copy of it, so both are written alike.
+find "$WORK/mirror" -type f -name "$(basename "$PROVIDER_BIN")" -exec cp -f "$provider_built" {} \;
 echo "provider_bytes=$(stat -c %s "$PROVIDER_BIN")" >>"$META"
 echo "provider_helm=$(helm_module_of "$PROVIDER_BIN")" >>"$META"
 
