@@ -56,6 +56,12 @@ func TestRelease_checksWithoutCluster(t *testing.T) {
 				ExpectError: wrappedPattern(`(?s)Invalid Object Fields.*Gadget.checks.gitlabk8s.io/checks.*\.spec\.size: Invalid value.*must be of type integer`),
 			},
 			{
+				// A custom resource's metadata is checked as the API server checks it.
+				Config:      offlineProvider("v1.30.4") + checksRelease(ns, `"gadget" = "true", "gadgetLabelsMisspelled" = "true"`),
+				PlanOnly:    true,
+				ExpectError: wrappedPattern(`(?s)Invalid Object Fields.*Gadget.checks.gitlabk8s.io/checks.*\.metadata\.lables: field not declared in schema`),
+			},
+			{
 				// plan_checks = "none" is the way out for a chart the checks wrongly refuse.
 				Config: strings.Replace(offlineProvider("v1.30.4")+checksRelease(ns, `"misspelledField" = "true"`),
 					"  set ", "  plan_checks = \"none\"\n  set ", 1),
@@ -76,7 +82,8 @@ func TestRelease_checksWithoutCluster(t *testing.T) {
 				ExpectError: wrappedPattern(`(?s)Invalid Object Fields.*the schema of Kubernetes 1\.\d+ the provider ships.*\.spec\.replicas: expected numeric`),
 			},
 			{
-				// Deprecated but served by the pinned version: a warning, and the plan goes on.
+				// Deprecated but served by the pinned version: a warning, and the plan goes on. The
+				// Gadget leaves out its required mode, which its definition's default fills in.
 				Config:             offlineProvider("v1.23.0") + checksRelease(ns, `"legacyPodDisruptionBudget" = "true", "gadget" = "true"`),
 				PlanOnly:           true,
 				ExpectNonEmptyPlan: true,

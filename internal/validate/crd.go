@@ -1,12 +1,17 @@
 package validate
 
 import (
+	"context"
+	"slices"
 	"sort"
 	"strings"
 
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
+	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/objectmeta"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	apiservervalidation "k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -69,29 +74,65 @@ func (s crdSet) defines(apiVersion, kind string) bool {
 	return ok
 }
 
-// check validates a custom resource as the API server does on create: its fields against
-// the schema, and the fields the schema does not declare (which the server would prune, or
-// refuse under strict field validation).
+// check validates a custom resource as the API server does a server-side apply that creates it
+// under strict field validation: its metadata as ObjectMeta, the fields the schema does not
+// declare, the metadata of embedded resources, then, with the schema's defaults filled in (a
+// default also replaces a null), the fields against the schema, the embedded resources'
+// metadata and the lists keyed as maps or sets.
 func (s crdSet) check(obj map[string]any) []FieldError {
 	gv, _ := schema.ParseGroupVersion(stringField(obj, "apiVersion"))
 	kind := stringField(obj, "kind")
 	v := s[gv.WithKind(kind)]
 	var fields []FieldError
-	if v.structural != nil {
-		// Pruning changes what it is given; check a copy.
-		pruned := runtime.DeepCopyJSON(obj)
-		opts := structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true}
-		for _, p := range pruning.PruneWithOptions(pruned, v.structural, true, opts) {
+	undeclared := func(paths []string) {
+		for _, p := range paths {
 			fields = append(fields, FieldError{Path: "." + p, Message: undeclaredField})
 		}
 	}
-	if v.validator != nil {
-		for _, e := range apiservervalidation.ValidateCustomResource(nil, obj, v.validator) {
+	// What the server decodes, prunes and defaults changes what it is given; check a copy.
+	decoded := runtime.DeepCopyJSON(obj)
+	meta, found, unknown, err := objectmeta.GetObjectMetaWithOptions(decoded, objectmeta.ObjectMetaOptions{ReturnUnknownFieldPaths: true})
+	if err != nil {
+		return []FieldError{{Path: ".metadata", Message: err.Error()}}
+	}
+	undeclared(unknown)
+	if v.structural != nil {
+		opts := structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true}
+		undeclared(pruning.PruneWithOptions(decoded, v.structural, true, opts))
+		e, unknown := objectmeta.CoerceWithOptions(nil, decoded, v.structural, false, objectmeta.CoerceOptions{ReturnUnknownFieldPaths: true})
+		if e != nil {
 			fields = append(fields, fieldErrorOf(e))
 		}
+		undeclared(unknown)
 	}
-	sort.Slice(fields, func(i, j int) bool { return fields[i].Path < fields[j].Path })
-	return fields
+	if found {
+		if err := objectmeta.SetObjectMeta(decoded, meta); err != nil {
+			fields = append(fields, FieldError{Path: ".metadata", Message: err.Error()})
+		}
+	}
+	if v.structural != nil {
+		defaulting.Default(decoded, v.structural)
+	}
+	var errs field.ErrorList
+	if v.validator != nil {
+		errs = append(errs, apiservervalidation.ValidateCustomResource(nil, decoded, v.validator)...)
+	}
+	if v.structural != nil {
+		errs = append(errs, objectmeta.Validate(context.Background(), nil, decoded, v.structural, false)...)
+		errs = append(errs, listtype.ValidateListSetsAndMaps(nil, v.structural, decoded)...)
+	}
+	for _, e := range errs {
+		fields = append(fields, fieldErrorOf(e))
+	}
+	// An embedded resource's malformed metadata is refused by both its coercion and its
+	// validation, in the same words.
+	sort.Slice(fields, func(i, j int) bool {
+		if fields[i].Path != fields[j].Path {
+			return fields[i].Path < fields[j].Path
+		}
+		return fields[i].Message < fields[j].Message
+	})
+	return slices.Compact(fields)
 }
 
 func fieldErrorOf(e *field.Error) FieldError {

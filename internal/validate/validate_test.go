@@ -120,10 +120,24 @@ func TestCheck_customResourcesAgainstTheirCRD(t *testing.T) {
 		{"wrong type", `spec: {size: "three"}`, []string{`.spec.size: Invalid value: "string": spec.size in body must be of type integer: "string"`}},
 		{"not in enum", "spec: {size: 3, color: green}", []string{`.spec.color: Unsupported value: "green": supported values: "red", "blue"`}},
 		{"required missing", "spec: {color: red}", []string{".spec.size: Required value"}},
+		// What follows was checked against the API server: a server-side apply with
+		// fieldValidation=Strict and dryRun=All refuses or accepts each the same way.
+		{"required and defaulted", "spec: {size: 3}", nil},
+		{"null replaced by its default", "spec: {size: 3, mode: null}", nil},
+		{"null without a default", "spec: {size: 3, note: null}", []string{`.spec.note: Invalid value: "null": spec.note in body must be of type string: "null"`}},
+		{"duplicate key of a map list", "spec: {size: 3, ports: [{name: a, port: 1}, {name: a, port: 2}]}", []string{`.spec.ports[1]: Duplicate value: {"name":"a"}`}},
+		{"unknown metadata field", "spec: {size: 3}\nmetadata: {name: w, lables: {a: b}}", []string{".metadata.lables: field not declared in schema"}},
+		{"annotation not a string", "spec: {size: 3}\nmetadata: {name: w, annotations: {x: 1}}", []string{".metadata: json: cannot unmarshal number into Go struct field ObjectMeta.annotations of type string"}},
+		{"unknown field of an embedded resource's metadata", "spec: {size: 3, template: {apiVersion: v1, kind: ConfigMap, metadata: {name: c, lables: {a: b}}}}", []string{".spec.template.metadata.lables: field not declared in schema"}},
+		{"embedded resource's annotation not a string", "spec: {size: 3, template: {apiVersion: v1, kind: ConfigMap, metadata: {name: c, annotations: {a: 1}}}}", []string{`.spec.template.metadata: Invalid value: {"annotations":{"a":1},"name":"c"}: json: cannot unmarshal number into Go struct field ObjectMeta.annotations of type string`}},
+		{"embedded resource without apiVersion", "spec: {size: 3, template: {kind: ConfigMap, metadata: {name: c}}}", []string{".spec.template.apiVersion: Required value"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			doc := crd + "\n---\napiVersion: checks.gitlabk8s.io/v1\nkind: Widget\nmetadata: {name: w}\n" + tt.doc + "\n"
+			doc := crd + "\n---\napiVersion: checks.gitlabk8s.io/v1\nkind: Widget\n" + tt.doc + "\n"
+			if !strings.Contains(tt.doc, "\nmetadata:") {
+				doc += "metadata: {name: w}\n"
+			}
 			findings := Check(objectsOf(t, doc), Options{Target: mustVersion(t, "1.37")})
 			var got []string
 			for _, f := range findings {
