@@ -76,24 +76,40 @@ func (s crdSet) defines(apiVersion, kind string) bool {
 
 // check validates a custom resource as the API server does a server-side apply that creates it
 // under strict field validation: its metadata as ObjectMeta, the fields the schema does not
-// declare, the metadata of embedded resources, then, with the schema's defaults filled in (a
-// default also replaces a null), the fields against the schema, the embedded resources'
-// metadata and the lists keyed as maps or sets.
+// declare and the metadata of embedded resources (decode), then, with the schema's defaults
+// filled in, the fields against the schema (validate).
 func (s crdSet) check(obj map[string]any) []FieldError {
 	gv, _ := schema.ParseGroupVersion(stringField(obj, "apiVersion"))
-	kind := stringField(obj, "kind")
-	v := s[gv.WithKind(kind)]
-	var fields []FieldError
+	v := s[gv.WithKind(stringField(obj, "kind"))]
+	decoded, fields, ok := v.decode(obj)
+	if ok {
+		fields = append(fields, v.validate(decoded)...)
+	}
+	// An embedded resource's malformed metadata is refused by both its coercion and its
+	// validation, in the same words.
+	sort.Slice(fields, func(i, j int) bool {
+		if fields[i].Path != fields[j].Path {
+			return fields[i].Path < fields[j].Path
+		}
+		return fields[i].Message < fields[j].Message
+	})
+	return slices.Compact(fields)
+}
+
+// decode does to a copy of obj what the API server does to a custom resource it decodes: its
+// metadata read as ObjectMeta (unknown fields refused), the fields the schema does not declare
+// pruned, the metadata of embedded resources coerced. It returns the copy and what it refused;
+// ok is false when the metadata cannot be read at all, which the server refuses alone.
+func (v *crdVersion) decode(obj map[string]any) (decoded map[string]any, fields []FieldError, ok bool) {
 	undeclared := func(paths []string) {
 		for _, p := range paths {
 			fields = append(fields, FieldError{Path: "." + p, Message: undeclaredField})
 		}
 	}
-	// What the server decodes, prunes and defaults changes what it is given; check a copy.
-	decoded := runtime.DeepCopyJSON(obj)
+	decoded = runtime.DeepCopyJSON(obj)
 	meta, found, unknown, err := objectmeta.GetObjectMetaWithOptions(decoded, objectmeta.ObjectMetaOptions{ReturnUnknownFieldPaths: true})
 	if err != nil {
-		return []FieldError{{Path: ".metadata", Message: err.Error()}}
+		return nil, []FieldError{{Path: ".metadata", Message: err.Error()}}, false
 	}
 	undeclared(unknown)
 	if v.structural != nil {
@@ -110,10 +126,17 @@ func (s crdSet) check(obj map[string]any) []FieldError {
 			fields = append(fields, FieldError{Path: ".metadata", Message: err.Error()})
 		}
 	}
+	return decoded, fields, true
+}
+
+// validate fills in the schema's defaults (a default also replaces a null) and checks the
+// decoded object as the API server's strategy does: the fields against the schema, the
+// metadata of embedded resources, and the lists keyed as maps or sets.
+func (v *crdVersion) validate(decoded map[string]any) []FieldError {
+	var errs field.ErrorList
 	if v.structural != nil {
 		defaulting.Default(decoded, v.structural)
 	}
-	var errs field.ErrorList
 	if v.validator != nil {
 		errs = append(errs, apiservervalidation.ValidateCustomResource(nil, decoded, v.validator)...)
 	}
@@ -121,18 +144,11 @@ func (s crdSet) check(obj map[string]any) []FieldError {
 		errs = append(errs, objectmeta.Validate(context.Background(), nil, decoded, v.structural, false)...)
 		errs = append(errs, listtype.ValidateListSetsAndMaps(nil, v.structural, decoded)...)
 	}
+	fields := make([]FieldError, 0, len(errs))
 	for _, e := range errs {
 		fields = append(fields, fieldErrorOf(e))
 	}
-	// An embedded resource's malformed metadata is refused by both its coercion and its
-	// validation, in the same words.
-	sort.Slice(fields, func(i, j int) bool {
-		if fields[i].Path != fields[j].Path {
-			return fields[i].Path < fields[j].Path
-		}
-		return fields[i].Message < fields[j].Message
-	})
-	return slices.Compact(fields)
+	return fields
 }
 
 func fieldErrorOf(e *field.Error) FieldError {
