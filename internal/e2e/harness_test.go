@@ -114,7 +114,7 @@ func newHarness() (*harness, error) {
 		return nil, err
 	}
 	// The harness outlives every test, so its folder is not a t.TempDir.
-	workDir, err := os.MkdirTemp("", "gitlabk8s-e2e-")
+	workDir, err := ProcessTempDir("gitlabk8s-e2e-")
 	if err != nil {
 		return nil, err
 	}

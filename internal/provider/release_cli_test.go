@@ -3,7 +3,6 @@ package provider
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -34,10 +33,8 @@ var (
 )
 
 // TestMain removes the provider binary buildProviderBinary built (about 150 MB, in the system's
-// temporary folder) once the package's tests have run, and first those of earlier runs that were
-// killed before they could (a test binary's timeout ends it without TestMain's cleanup).
+// temporary folder) once the package's tests have run.
 func TestMain(m *testing.M) {
-	removeStaleProviderBinaries(os.TempDir())
 	code := m.Run()
 	if providerBinaryDir != "" {
 		_ = os.RemoveAll(providerBinaryDir)
@@ -45,39 +42,11 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// providerBinaryPrefix begins the name of the folder buildProviderBinary builds in; the test
-// process's id follows it.
-const providerBinaryPrefix = "gitlabk8s-provider-"
-
-// removeStaleProviderBinaries removes the folders of provider binaries in dir whose test process
-// has ended. A folder without a process id in its name is left alone.
-func removeStaleProviderBinaries(dir string) {
-	folders, _ := filepath.Glob(filepath.Join(dir, providerBinaryPrefix+"*"))
-	for _, folder := range folders {
-		pidText, _, ok := strings.Cut(strings.TrimPrefix(filepath.Base(folder), providerBinaryPrefix), "-")
-		pid, err := strconv.Atoi(pidText)
-		if !ok || err != nil || pid == os.Getpid() || processRuns(pid) {
-			continue
-		}
-		_ = os.RemoveAll(folder)
-	}
-}
-
-// processRuns reports whether a process of that id runs (signal 0 is checked, never sent).
-func processRuns(pid int) bool {
-	p, err := os.FindProcess(pid)
-	if err != nil {
-		return false
-	}
-	err = p.Signal(syscall.Signal(0))
-	return err == nil || errors.Is(err, syscall.EPERM)
-}
-
 // buildProviderBinary builds the provider once per test run; TestMain removes it.
 func buildProviderBinary(t *testing.T) string {
 	t.Helper()
 	providerBinaryOnce.Do(func() {
-		dir, err := os.MkdirTemp("", providerBinaryPrefix+strconv.Itoa(os.Getpid())+"-")
+		dir, err := e2e.ProcessTempDir("gitlabk8s-provider-")
 		if err != nil {
 			providerBinaryErr = err
 			return
@@ -313,43 +282,4 @@ func childPIDs(pid int) []int {
 		}
 	}
 	return out
-}
-
-// The folders of killed runs are removed; those of running processes, and folders named otherwise,
-// are kept.
-func TestRemoveStaleProviderBinaries_removesOnlyThoseOfEndedProcesses(t *testing.T) {
-	dir := t.TempDir()
-	folder := func(pid string) string {
-		t.Helper()
-		path := filepath.Join(dir, providerBinaryPrefix+pid)
-		if err := os.MkdirAll(filepath.Join(path, "bin"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
-	ended := exec.Command("true")
-	if err := ended.Run(); err != nil {
-		t.Fatal(err)
-	}
-	running := exec.Command("sleep", "60")
-	if err := running.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = running.Process.Kill(); _ = running.Wait() })
-
-	stale := folder(strconv.Itoa(ended.Process.Pid) + "-1")
-	kept := []string{
-		folder(strconv.Itoa(os.Getpid()) + "-2"),
-		folder(strconv.Itoa(running.Process.Pid) + "-3"),
-		folder("4185379011"), // an earlier run's name, without a process id
-	}
-	removeStaleProviderBinaries(dir)
-	if _, err := os.Stat(stale); !os.IsNotExist(err) {
-		t.Errorf("the folder of an ended process was kept: %v", err)
-	}
-	for _, k := range kept {
-		if _, err := os.Stat(k); err != nil {
-			t.Errorf("removed %s: %v", filepath.Base(k), err)
-		}
-	}
 }
