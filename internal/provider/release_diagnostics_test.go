@@ -268,6 +268,8 @@ func TestReleaseDiagnostics_existingObjectNamesTakeOwnership(t *testing.T) {
 		{&release.UnownedError{Object: "ConfigMap web"}, "Object Already Exists", []string{"ConfigMap web exists", "no Helm release owns it", "Set take_ownership = true"}},
 		{&release.UnownedError{Object: "ConfigMap web", Annotated: true}, "Object Already Exists",
 			[]string{"ConfigMap web exists", "annotations of release review-1/web", "without the label app.kubernetes.io/managed-by=Helm", "Set take_ownership = true"}},
+		{&release.UnownedError{Object: "CustomResourceDefinition gadgets.example.test", LeftBy: helmrelease.Owner{Namespace: "review-0", Name: "operator"}}, "Object Already Exists",
+			[]string{"CustomResourceDefinition gadgets.example.test exists", "Helm release review-0/operator, which no longer exists", "helm.sh/resource-policy: keep", "Set take_ownership = true"}},
 		{&release.OwnedError{Object: "ConfigMap web", Owner: helmrelease.Owner{Namespace: "review-1", Name: "other"}}, "Object Belongs to Another Release",
 			[]string{"ConfigMap web exists", "belongs to Helm release review-1/other", "uninstall release review-1/other"}},
 	} {

@@ -290,8 +290,9 @@ func (r *releaseResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 				MarkdownDescription: "Take over what exists instead of failing on it, as `helm install --take-ownership` does. A release " +
 					"that exists in the cluster but not in the state (installed with `helm install`, or left by a lost state) is upgraded " +
 					"from its deployed revision, which the plan names in a warning with the difference from what is deployed. Objects " +
-					"that exist without Helm's ownership metadata (created with `kubectl apply`) are adopted. Objects that belong to " +
-					"another Helm release are refused at plan time, naming it. Default `false`: such a release fails the plan, naming " +
+					"that exist without Helm's ownership metadata (created with `kubectl apply`) are adopted, and so are objects " +
+					"kept by the uninstall of a release that no longer exists. Objects that belong to another Helm release are refused " +
+					"at plan time, naming it. Default `false`: such a release fails the plan, naming " +
 					"`terraform import`, and so does an object the apply would create that exists without the release's Helm ownership " +
 					"metadata, naming it.",
 			},

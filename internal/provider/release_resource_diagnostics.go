@@ -297,6 +297,14 @@ func takeOverDiagnostic(m *releaseModel, err error) (diag.Diagnostic, bool) {
 // unownedDetail says what the plan found of an object the apply would create: no Helm release
 // owns it, or its annotations name this release without Helm's label; Helm would refuse either.
 func unownedDetail(id string, unowned *release.UnownedError) string {
+	if unowned.LeftBy != (helmrelease.Owner{}) {
+		return fmt.Sprintf(
+			"%s exists in the cluster with the ownership annotations of Helm release %s, which no longer exists (no revision of "+
+				"it is stored, or its last was uninstalled): its uninstall kept the object, as the chart's helm.sh/resource-policy: keep "+
+				"asks, and nothing will delete it. Helm would refuse to install or upgrade release %s over it and the apply would fail; "+
+				"nothing was applied. Set take_ownership = true to adopt it, or delete the object.",
+			unowned.Object, unowned.LeftBy, id)
+	}
 	if unowned.Annotated {
 		return fmt.Sprintf(
 			"%s exists in the cluster with the meta.helm.sh/release-name and release-namespace annotations of release %s but without "+

@@ -14,6 +14,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
+	rcommon "helm.sh/helm/v4/pkg/release/common"
+	release "helm.sh/helm/v4/pkg/release/v1"
+	"helm.sh/helm/v4/pkg/storage/driver"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -229,9 +233,19 @@ func TestAccRelease_takeOwnershipNeededForANewObjectWithoutOwner(t *testing.T) {
 }
 
 // An object that belongs to another Helm release is refused at plan time, naming that
-// release; once that release no longer holds it, the install goes through.
+// release. Once that release is gone and the object stays (its uninstall kept it), a plan
+// without take_ownership names the release that left it and take_ownership, and with it the
+// install adopts the object.
 func TestAccRelease_takeOwnershipRefusesAnotherReleasesObject(t *testing.T) {
 	e := testAccRelease(t)
+	secrets := driver.NewSecrets(e.kube.CoreV1().Secrets(e.namespace))
+	other := &release.Release{
+		Name: "other", Namespace: e.namespace, Version: 1, Info: &release.Info{Status: rcommon.StatusDeployed},
+		Chart: &chartv2.Chart{Metadata: &chartv2.Metadata{Name: "other", Version: "1.0.0", APIVersion: "v2"}},
+	}
+	if err := secrets.Create("sh.helm.release.v1.other.v1", other); err != nil {
+		t.Fatal(err)
+	}
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
 		Name:   "web",
 		Labels: map[string]string{"app.kubernetes.io/managed-by": "Helm"},
@@ -253,10 +267,15 @@ func TestAccRelease_takeOwnershipRefusesAnotherReleasesObject(t *testing.T) {
 			},
 			{
 				PreConfig: func() {
-					if err := e.kube.CoreV1().ConfigMaps(e.namespace).Delete(context.Background(), "web", metav1.DeleteOptions{}); err != nil {
+					if _, err := secrets.Delete("sh.helm.release.v1.other.v1"); err != nil {
 						t.Fatal(err)
 					}
 				},
+				Config:      e.takingOver(false, "from-terraform"),
+				PlanOnly:    true,
+				ExpectError: wrappedText("Object Already Exists", "ConfigMap web", "Helm release "+e.namespace+"/other, which no longer exists", "Set take_ownership = true"),
+			},
+			{
 				Config: e.takingOver(true, "from-terraform"),
 				Check:  e.configMapGreeting("from-terraform"),
 			},

@@ -27,8 +27,15 @@ type liveCluster struct {
 	reads *[][]string
 }
 
-func (c liveCluster) History(context.Context, string, string, int) (helmrelease.Stored, error) {
-	return helmrelease.StoredOf(c.history), c.historyErr
+// History returns the records of history named name, and those that name no release.
+func (c liveCluster) History(_ context.Context, _, name string, _ int) (helmrelease.Stored, error) {
+	var records []*helmv1.Release
+	for _, rel := range c.history {
+		if rel.Name == "" || rel.Name == name {
+			records = append(records, rel)
+		}
+	}
+	return helmrelease.StoredOf(records), c.historyErr
 }
 func (c liveCluster) Lookup(string) chart.Objects { return nil }
 func (c liveCluster) LiveObjects(_ context.Context, _ string, objs []manifest.Object) ([]manifest.Object, error) {

@@ -28,15 +28,21 @@ func (e *OwnedError) Unwrap() error { return e.Err }
 
 // UnownedError is an object the apply would create that exists without the release's Helm
 // ownership metadata and belongs to no other release, so that Helm's install or upgrade would
-// fail on it unless the release takes ownership: made with kubectl apply or another tool, or
-// carrying the release's annotations without Helm's managed-by label.
+// fail on it unless the release takes ownership: made with kubectl apply or another tool,
+// carrying the release's annotations without Helm's managed-by label, or left by the uninstall
+// of the release its annotations name (LeftBy), which no longer exists.
 type UnownedError struct {
 	// Object is the object's kind and name; Annotated says its annotations name this release.
 	Object    string
 	Annotated bool
+	// LeftBy is the release the object's annotations name when that release no longer exists.
+	LeftBy helmrelease.Owner
 }
 
 func (e *UnownedError) Error() string {
+	if e.LeftBy != (helmrelease.Owner{}) {
+		return fmt.Sprintf("%s exists with the annotations of Helm release %s, which no longer exists", e.Object, e.LeftBy)
+	}
 	if e.Annotated {
 		return fmt.Sprintf("%s exists with the release's annotations but without the label app.kubernetes.io/managed-by=Helm", e.Object)
 	}
@@ -44,9 +50,10 @@ func (e *UnownedError) Error() string {
 }
 
 // checkOwners refuses, when the release takes ownership, a rendering whose objects exist and
-// belong to another Helm release: Helm's --take-ownership would adopt them from it, and the
-// other release would then delete them at its next upgrade or uninstall. Without a cluster
-// there is nothing to read, and the apply checks again.
+// belong to another Helm release that still exists: Helm's --take-ownership would adopt them
+// from it, and the other release would then delete them at its next upgrade or uninstall. An
+// object whose release no longer exists (its uninstall kept it, by its resource policy) is
+// adopted. Without a cluster there is nothing to read, and the apply checks again.
 func (r *Request) checkOwners(ctx context.Context, rendering *Rendering) error {
 	if !r.TakeOwnership || r.cluster == nil {
 		return nil
@@ -56,16 +63,35 @@ func (r *Request) checkOwners(ctx context.Context, rendering *Rendering) error {
 	if err != nil {
 		return &OwnedError{Err: err}
 	}
-	self := r.owner()
+	self, gone := r.owner(), r.ownersGone(ctx)
 	for i, obj := range live {
 		if obj == nil {
 			continue
 		}
-		if owner, ok := helmrelease.OwnerOf(obj); ok && owner != self {
+		if owner, ok := helmrelease.OwnerOf(obj); ok && owner != self && !gone(owner) {
 			return &OwnedError{Object: objectName(objs[i]), Owner: owner}
 		}
 	}
 	return nil
+}
+
+// ownersGone returns a function that reports whether the release owner, which an object's
+// annotations name, no longer exists: no revision of it is stored, or its newest was
+// uninstalled. Such a release left the object at its uninstall (`helm.sh/resource-policy:
+// keep`, as charts keep their CustomResourceDefinitions), and nothing will delete it again. An
+// owner whose history cannot be read (an identity that may not read Secrets in its namespace)
+// is taken to exist. Each owner's history is read once.
+func (r *Request) ownersGone(ctx context.Context) func(helmrelease.Owner) bool {
+	known := map[helmrelease.Owner]bool{}
+	return func(owner helmrelease.Owner) bool {
+		gone, ok := known[owner]
+		if !ok {
+			stored, err := r.cluster.History(ctx, owner.Namespace, owner.Name, 0)
+			gone = err == nil && helmrelease.Decide(stored.Revisions, helmrelease.Claim{}).State == helmrelease.StateAbsent
+			known[owner] = gone
+		}
+		return gone
+	}
 }
 
 // checkPlanOwners refuses at plan time what Helm's ownership check would refuse at apply:
@@ -87,14 +113,15 @@ func (r *Request) checkPlanOwners(ctx context.Context, rendering *Rendering, rec
 	}
 	// What cannot be read is left to the apply, which reads it again.
 	if live, err := r.cluster.LiveObjects(ctx, r.Namespace, objs); err == nil {
-		return r.refuseUnowned(objs, live)
+		return r.refuseUnowned(objs, live, r.ownersGone(ctx))
 	}
 	return nil
 }
 
 // refuseUnowned returns the refusal of the first of objs whose live version (nil when it does
-// not exist) Helm would not install or upgrade the release over without taking ownership.
-func (r *Request) refuseUnowned(objs, live []manifest.Object) error {
+// not exist) Helm would not install or upgrade the release over without taking ownership; an
+// object of a release that no longer exists (gone) is one taking ownership adopts.
+func (r *Request) refuseUnowned(objs, live []manifest.Object, gone func(helmrelease.Owner) bool) error {
 	self := r.owner()
 	for i, obj := range live {
 		if obj == nil || self.Owns(obj) {
@@ -102,6 +129,9 @@ func (r *Request) refuseUnowned(objs, live []manifest.Object) error {
 		}
 		owner, _ := helmrelease.OwnerOf(obj)
 		if owner != self && owner != (helmrelease.Owner{}) {
+			if gone(owner) {
+				return &UnownedError{Object: objectName(objs[i]), LeftBy: owner}
+			}
 			return &OwnedError{Object: objectName(objs[i]), Owner: owner}
 		}
 		return &UnownedError{Object: objectName(objs[i]), Annotated: owner == self}

@@ -62,13 +62,20 @@ func TestRequest_planTakesOverOnlyWhenAllowed(t *testing.T) {
 	}
 }
 
+// otherRelease is revision 1 of release other, of status.
+func otherRelease(status rcommon.Status) *helmv1.Release {
+	return &helmv1.Release{Name: "other", Namespace: testNamespace, Version: 1, Info: &helmv1.Info{Status: status}}
+}
+
 // Taking ownership refuses, at plan and at apply, an object that another Helm release owns,
-// naming that release; an object of this release or without an owner passes.
+// naming that release; an object of this release or without an owner passes, and so does one
+// whose release no longer exists (no revision stored, or its last uninstalled), which its
+// uninstall kept. An owner whose history cannot be read is taken to exist.
 func TestRequest_takeOwnershipRefusesAnotherReleasesObject(t *testing.T) {
 	_, live := cliInstalled("other")
 	in := webInputs(nil)
 	in.TakeOwnership = true
-	cluster := liveCluster{live: map[string]manifest.Object{"web": live}}
+	cluster := liveCluster{history: []*helmv1.Release{otherRelease(rcommon.StatusDeployed)}, live: map[string]manifest.Object{"web": live}}
 	_, err := Prepare(context.Background(), cluster, in, nil).Plan(context.Background(), nil, nil)
 	var owned *OwnedError
 	if !errors.As(err, &owned) || owned.Owner != (helmrelease.Owner{Namespace: testNamespace, Name: "other"}) || !strings.HasSuffix(owned.Object, " web") {
@@ -77,11 +84,23 @@ func TestRequest_takeOwnershipRefusesAnotherReleasesObject(t *testing.T) {
 	if _, err := Prepare(context.Background(), cluster, in, nil).renderApply(context.Background(), nil); !errors.As(err, &owned) {
 		t.Fatalf("apply over another release's object = %v, want an OwnedError", err)
 	}
+	unread := liveCluster{historyErr: errors.New("secrets is forbidden"), live: cluster.live}
+	if _, err := Prepare(context.Background(), unread, in, nil).Plan(context.Background(), nil, nil); !errors.As(err, &owned) || owned.Owner.Name != "other" {
+		t.Errorf("plan over the object of a release whose history cannot be read = %v, want an OwnedError naming other", err)
+	}
 	_, ours := cliInstalled("web")
 	unowned := configMap("web", map[string]any{"greeting": "from-kubectl"})
-	for name, obj := range map[string]manifest.Object{"ours": ours, "without owner": unowned} {
-		if _, err := Prepare(context.Background(), liveCluster{live: map[string]manifest.Object{"web": obj}}, in, nil).Plan(context.Background(), nil, nil); err != nil {
+	for name, c := range map[string]liveCluster{
+		"ours":                          {live: map[string]manifest.Object{"web": ours}},
+		"without owner":                 {live: map[string]manifest.Object{"web": unowned}},
+		"of a release with no revision": {live: cluster.live},
+		"of an uninstalled release":     {history: []*helmv1.Release{otherRelease(rcommon.StatusUninstalled)}, live: cluster.live},
+	} {
+		if _, err := Prepare(context.Background(), c, in, nil).Plan(context.Background(), nil, nil); err != nil {
 			t.Errorf("plan over an object %s = %v, want it planned", name, err)
+		}
+		if _, err := Prepare(context.Background(), c, in, nil).renderApply(context.Background(), nil); errors.As(err, &owned) {
+			t.Errorf("apply over an object %s = %v, want no OwnedError", name, err)
 		}
 	}
 }
@@ -131,17 +150,27 @@ func TestRequest_planRefusesExistingObjectsHelmWouldRefuse(t *testing.T) {
 		live      manifest.Object
 		unowned   *UnownedError
 		ownedBy   string
+		history   []*helmv1.Release
 		wantReads int
 	}{
 		{name: "without owner", live: unowned, unowned: &UnownedError{Object: "ConfigMap web"}},
 		{name: "annotated for this release without Helm's label", live: annotatedOnly, unowned: &UnownedError{Object: "ConfigMap web", Annotated: true}},
-		{name: "of another release", live: helmOwned(configMap("web", nil), "other"), ownedBy: "other"},
+		{name: "of another release", live: helmOwned(configMap("web", nil), "other"), ownedBy: "other", history: []*helmv1.Release{otherRelease(rcommon.StatusDeployed)}},
+		{name: "of a release that failed", live: helmOwned(configMap("web", nil), "other"), ownedBy: "other", history: []*helmv1.Release{otherRelease(rcommon.StatusFailed)}},
+		{
+			name: "of a release with no revision", live: helmOwned(configMap("web", nil), "other"),
+			unowned: &UnownedError{Object: "ConfigMap web", LeftBy: helmrelease.Owner{Namespace: testNamespace, Name: "other"}},
+		},
+		{
+			name: "of an uninstalled release", live: helmOwned(configMap("web", nil), "other"), history: []*helmv1.Release{otherRelease(rcommon.StatusUninstalled)},
+			unowned: &UnownedError{Object: "ConfigMap web", LeftBy: helmrelease.Owner{Namespace: testNamespace, Name: "other"}},
+		},
 		{name: "of this release", live: helmOwned(configMap("web", nil), "web")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var reads [][]string
-			cluster := liveCluster{live: map[string]manifest.Object{"web": tt.live}, reads: &reads}
+			cluster := liveCluster{history: tt.history, live: map[string]manifest.Object{"web": tt.live}, reads: &reads}
 			_, err := Prepare(context.Background(), cluster, webInputs(nil), nil).Plan(context.Background(), nil, nil)
 			var unowned *UnownedError
 			var owned *OwnedError
