@@ -21,26 +21,42 @@ import (
 // finds the release and finishes the job.
 const uninstallUnfinished = "Uninstall unfinished, objects remain: %s"
 
+// Kept is an object of a release's last revision that its uninstall leaves in place, as its
+// helm.sh/resource-policy: keep annotation asks (Helm's CLI lists them after an uninstall).
+// Namespace is empty for a cluster-scoped object.
+type Kept struct {
+	Kind, Namespace, Name string
+}
+
 // Uninstall removes the release and waits until its objects are gone (with foreground
-// cascading, what they owned too). A release that does not exist is not an error.
-func (c *Client) Uninstall(ctx context.Context, namespace, name string, timeout time.Duration, cascade Cascade) error {
-	return c.uninstall(c.configuration(ctx, namespace, nil), name, timeout, cascade, false)
+// cascading, what they owned too), and returns the objects it kept by their resource policy.
+// A release that does not exist is not an error.
+func (c *Client) Uninstall(ctx context.Context, namespace, name string, timeout time.Duration, cascade Cascade) ([]Kept, error) {
+	return c.uninstallKeeping(c.configuration(ctx, namespace, nil), name, timeout, cascade, false)
+}
+
+// uninstall is uninstallKeeping without the objects kept, for the uninstalls that undo an
+// install or a pending one.
+func (c *Client) uninstall(cfg *action.Configuration, name string, timeout time.Duration, cascade Cascade, disableHooks bool) error {
+	_, err := c.uninstallKeeping(cfg, name, timeout, cascade, disableHooks)
+	return err
 }
 
 // uninstall removes the release's objects and only then its records. Helm's uninstall purges
 // the records even when it could not read an object's owner (it skips the object) or an object
 // outlived the wait, which would leave objects that no record names any more. So Helm runs with
 // KeepHistory, every object of the recorded manifest it left is deleted here, and the records
-// are purged once all are gone; otherwise they stay, and the next run resumes.
-func (c *Client) uninstall(cfg *action.Configuration, name string, timeout time.Duration, cascade Cascade, disableHooks bool) error {
+// are purged once all are gone; otherwise they stay, and the next run resumes. The objects the
+// resource policy keeps are returned once the uninstall is done.
+func (c *Client) uninstallKeeping(cfg *action.Configuration, name string, timeout time.Duration, cascade Cascade, disableHooks bool) ([]Kept, error) {
 	deadline := time.Now().Add(timeout)
 	last, err := lastRelease(cfg.Releases, name)
 	if err != nil || last == nil {
-		return err
+		return nil, err
 	}
 	// The objects Helm's uninstall deletes, built once: for the read of their owners before
 	// it, and for what is deleted of them after it (Helm leaves the manifest as it was).
-	objects, buildErr := deletedObjects(cfg.KubeClient, last)
+	objects, kept, buildErr := deletedObjects(cfg.KubeClient, last)
 	var helmErr error
 	if last.Info.Status != rcommon.StatusUninstalled {
 		disarm := func() {}
@@ -50,12 +66,12 @@ func (c *Client) uninstall(cfg *action.Configuration, name string, timeout time.
 		helmErr = runUninstall(cfg, name, timeout, cascade, disableHooks)
 		disarm()
 		if last, err = lastRelease(cfg.Releases, name); err != nil || last == nil {
-			return errors.Join(helmErr, err)
+			return nil, errors.Join(helmErr, err)
 		}
 		if helmErr != nil && last.Info.Status != rcommon.StatusUninstalling && last.Info.Status != rcommon.StatusUninstalled {
 			// Helm stopped before deleting anything (a pre-delete hook failed): the release
 			// stands as it was.
-			return fmt.Errorf("uninstall release %s: %w", name, helmErr)
+			return nil, fmt.Errorf("uninstall release %s: %w", name, helmErr)
 		}
 	}
 	left, err := []string(nil), buildErr
@@ -64,9 +80,9 @@ func (c *Client) uninstall(cfg *action.Configuration, name string, timeout time.
 	}
 	if err != nil || helmErr != nil {
 		c.keepUnfinished(cfg, last, left)
-		return fmt.Errorf("uninstall release %s: %w", name, errors.Join(helmErr, err))
+		return nil, fmt.Errorf("uninstall release %s: %w", name, errors.Join(helmErr, err))
 	}
-	return purgeRecords(cfg, name)
+	return kept, purgeRecords(cfg, name)
 }
 
 // runUninstall is Helm's uninstall, keeping the records; the provider's waiter waits for the
@@ -86,19 +102,26 @@ func runUninstall(cfg *action.Configuration, name string, timeout time.Duration,
 }
 
 // deletedObjects are the objects of rel's manifest an uninstall deletes: all but those whose
-// resource policy keeps them, as Helm does.
-func deletedObjects(client helmkube.Interface, rel *release.Release) (helmkube.ResourceList, error) {
+// resource policy keeps them, as Helm does, which are returned as kept.
+func deletedObjects(client helmkube.Interface, rel *release.Release) (helmkube.ResourceList, []Kept, error) {
 	infos, err := client.Build(strings.NewReader(rel.Manifest), false)
 	if err != nil {
-		return nil, fmt.Errorf("read the manifest of revision %d: %w", rel.Version, err)
+		return nil, nil, fmt.Errorf("read the manifest of revision %d: %w", rel.Version, err)
 	}
 	var objects helmkube.ResourceList
+	var kept []Kept
 	for _, info := range infos {
 		if !keptByPolicy(info.Object) {
 			objects = append(objects, info)
+			continue
 		}
+		k := Kept{Kind: info.Object.GetObjectKind().GroupVersionKind().Kind, Name: info.Name}
+		if info.Namespaced() {
+			k.Namespace = info.Namespace
+		}
+		kept = append(kept, k)
 	}
-	return objects, nil
+	return objects, kept, nil
 }
 
 // removeWhatUninstallLeft deletes the objects of rel's manifest (objects, deletedObjects) that

@@ -174,10 +174,40 @@ func (r *releaseResource) Delete(ctx context.Context, req resource.DeleteRequest
 	id := state.releaseID()
 	tflog.Info(ctx, "uninstalling release "+id, map[string]any{"release": id})
 	client := newHelmClient(ctx, clients, &state)
-	if err := client.Uninstall(ctx, state.Namespace.ValueString(), state.Name.ValueString(), state.timeoutDuration(), state.cascade()); err != nil {
+	kept, err := client.Uninstall(ctx, state.Namespace.ValueString(), state.Name.ValueString(), state.timeoutDuration(), state.cascade())
+	if err != nil {
 		resp.Diagnostics.Append(d.Error("Unable to Uninstall Release", fmt.Sprintf(
 			"Release %s could not be uninstalled, or its objects were not gone within the timeout; the message says which objects remain "+
 				"and what holds them (finalizers). Remove what blocks them, or raise timeout, and destroy again.\n\n%s",
 			id, err)))
+		return
 	}
+	if len(kept) > 0 {
+		resp.Diagnostics.Append(keptDiagnostic(d, id, kept))
+	}
+}
+
+// keptDiagnostic names the objects the uninstall of release id left in place, as their
+// resource policy asks, as Helm's CLI lists them: those of a namespace go when it is deleted,
+// cluster-scoped ones stay, annotated with a release that no longer exists.
+func keptDiagnostic(d releaseDiagnostics, id string, kept []helmrelease.Kept) diag.Diagnostic {
+	var namespaced, cluster []string
+	for _, k := range kept {
+		if k.Namespace == "" {
+			cluster = append(cluster, k.Kind+" "+k.Name)
+		} else {
+			namespaced = append(namespaced, k.Kind+" "+k.Namespace+"/"+k.Name)
+		}
+	}
+	detail := fmt.Sprintf("Release %s is uninstalled, and Helm kept %d of its objects, as their annotation helm.sh/resource-policy: keep asks.", id, len(kept))
+	if len(cluster) > 0 {
+		detail += fmt.Sprintf("\n\nCluster-scoped, these stay after the environment's namespace is deleted: %s. A release that installs "+
+			"them again (the next review app of the same chart) adopts them only with take_ownership = true; delete them with kubectl "+
+			"when nothing needs them.", strings.Join(cluster, ", "))
+	}
+	if len(namespaced) > 0 {
+		detail += fmt.Sprintf("\n\nIn a namespace, these go when it is deleted (the environment's destroy), and stay until then: %s.",
+			strings.Join(namespaced, ", "))
+	}
+	return d.Warning("Objects Kept by the Uninstall", detail)
 }

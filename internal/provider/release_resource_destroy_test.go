@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -214,4 +215,46 @@ func (e *releaseTestEnv) holdReplicaSets(t *testing.T, hold time.Duration) error
 		release()
 	}()
 	return nil
+}
+
+// A destroy names the objects Helm's uninstall kept because their resource policy says keep,
+// as Helm's CLI lists them: a cluster-scoped one as outliving the environment, with
+// take_ownership for the next release that installs it, and a namespaced one as going with its
+// namespace. Both are still there afterwards, and the release's records are gone.
+func TestAccRelease_destroyNamesWhatTheResourcePolicyKept(t *testing.T) {
+	e := testAccRelease(t)
+	ctx := context.Background()
+	clusterRole := e.namespace + "-checks"
+	t.Cleanup(func() {
+		_ = e.kube.RbacV1().ClusterRoles().Delete(context.Background(), clusterRole, metav1.DeleteOptions{})
+	})
+	keep := `jsonencode([{ op = "add", path = "/metadata/annotations", value = { "helm.sh/resource-policy" = "keep" } }])`
+	cli := newTerraformCLI(t, suiteCLI(t))
+	cli.writeConfig(e.fixtureRelease("checks", "checks", fmt.Sprintf(`  set = { clusterRole = "true" }
+  patches = [
+    { target = { kind = "ClusterRole" }, patch = %s },
+    { target = { kind = "Service" }, patch = %s },
+  ]`, keep, keep)))
+	cli.mustRun("apply", "-auto-approve")
+	out := cli.mustRun("destroy", "-auto-approve")
+	for _, want := range []string{
+		"Objects Kept by the Uninstall",
+		"Helm kept 2 of its objects",
+		"ClusterRole " + clusterRole,
+		"take_ownership = true",
+		"Service " + e.namespace + "/checks",
+	} {
+		if !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
+			t.Errorf("destroy does not say %q:\n%s", want, out)
+		}
+	}
+	if _, err := e.kube.RbacV1().ClusterRoles().Get(ctx, clusterRole, metav1.GetOptions{}); err != nil {
+		t.Errorf("ClusterRole %s after the destroy: %v, want it kept", clusterRole, err)
+	}
+	if _, err := e.kube.CoreV1().Services(e.namespace).Get(ctx, "checks", metav1.GetOptions{}); err != nil {
+		t.Errorf("Service checks after the destroy: %v, want it kept", err)
+	}
+	if revisions := e.helmRevisions(t, "checks"); len(revisions) > 0 {
+		t.Errorf("helm history of checks after the destroy = %v, want none", revisions)
+	}
 }
