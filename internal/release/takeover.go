@@ -80,10 +80,14 @@ func (r *Request) checkOwners(ctx context.Context, rendering *Rendering) error {
 // uninstalled. Such a release left the object at its uninstall (`helm.sh/resource-policy:
 // keep`, as charts keep their CustomResourceDefinitions), and nothing will delete it again. An
 // owner whose history cannot be read (an identity that may not read Secrets in its namespace)
-// is taken to exist. Each owner's history is read once.
+// is taken to exist, and so is one the annotations name only in part. Each owner's history is
+// read once.
 func (r *Request) ownersGone(ctx context.Context) func(helmrelease.Owner) bool {
 	known := map[helmrelease.Owner]bool{}
 	return func(owner helmrelease.Owner) bool {
+		if owner.Namespace == "" || owner.Name == "" {
+			return false
+		}
 		gone, ok := known[owner]
 		if !ok {
 			stored, err := r.cluster.History(ctx, owner.Namespace, owner.Name, 0)

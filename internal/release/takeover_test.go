@@ -158,6 +158,10 @@ func TestRequest_planRefusesExistingObjectsHelmWouldRefuse(t *testing.T) {
 		{name: "of another release", live: helmOwned(configMap("web", nil), "other"), ownedBy: "other", history: []*helmv1.Release{otherRelease(rcommon.StatusDeployed)}},
 		{name: "of a release that failed", live: helmOwned(configMap("web", nil), "other"), ownedBy: "other", history: []*helmv1.Release{otherRelease(rcommon.StatusFailed)}},
 		{
+			name: "of a release named without its namespace", ownedBy: "other",
+			live: withMetadata(configMap("web", nil), map[string]any{"app.kubernetes.io/managed-by": "Helm"}, map[string]any{"meta.helm.sh/release-name": "other"}),
+		},
+		{
 			name: "of a release with no revision", live: helmOwned(configMap("web", nil), "other"),
 			unowned: &UnownedError{Object: "ConfigMap web", LeftBy: helmrelease.Owner{Namespace: testNamespace, Name: "other"}},
 		},
