@@ -42,7 +42,7 @@ func (c *Client) uninstall(cfg *action.Configuration, name string, timeout time.
 	return err
 }
 
-// uninstall removes the release's objects and only then its records. Helm's uninstall purges
+// uninstallKeeping removes the release's objects and only then its records. Helm's uninstall purges
 // the records even when it could not read an object's owner (it skips the object) or an object
 // outlived the wait, which would leave objects that no record names any more. So Helm runs with
 // KeepHistory, every object of the recorded manifest it left is deleted here, and the records
