@@ -75,22 +75,15 @@ func (c *Client) History(ctx context.Context, namespace, name string, expect int
 			expected, expectErr = c.record(store, name, expect)
 		}
 	}()
-	selector := labels.SelectorFromSet(labels.Set{"name": name, "owner": "helm"}).String()
-	list, err := c.clients.Metadata.Resource(secrets).Namespace(namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	revisions, labelled, err := c.listRevisions(ctx, namespace, name)
 	<-read
 	if err != nil {
-		return Stored{}, fmt.Errorf("read history of release %s: %w", name, err)
+		return Stored{}, err
 	}
-	var out Stored
-	for _, item := range list.Items {
-		version, err := strconv.Atoi(item.Labels["version"])
-		if err != nil || version <= 0 || item.Labels["status"] == "" {
-			// Not a record as Helm's storage labels it: read the history as Helm does.
-			return c.wholeHistory(store, name)
-		}
-		out.Revisions = append(out.Revisions, Revision{Version: version, Status: rcommon.Status(item.Labels["status"])})
+	if !labelled {
+		return c.wholeHistory(store, name)
 	}
-	slices.SortFunc(out.Revisions, func(a, b Revision) int { return a.Version - b.Version })
+	out := Stored{Revisions: revisions}
 	wanted := Wanted(out.Revisions)
 	records := make([]*release.Release, len(wanted))
 	errs := make([]error, len(wanted))
@@ -110,6 +103,41 @@ func (c *Client) History(ctx context.Context, namespace, name string, expect int
 		}
 	}
 	return out, nil
+}
+
+// Revisions reads the version and status of each stored revision of the release, oldest
+// first, with the LIST of History alone and no record read whole: what a decision about the
+// release (Decide) needs, as when an object names a release other than its own.
+func (c *Client) Revisions(ctx context.Context, namespace, name string) ([]Revision, error) {
+	if c.clients.Metadata != nil {
+		revisions, labelled, err := c.listRevisions(ctx, namespace, name)
+		if err != nil || labelled {
+			return revisions, err
+		}
+	}
+	stored, err := c.wholeHistory(c.configuration(ctx, namespace, nil).Releases, name)
+	return stored.Revisions, err
+}
+
+// listRevisions reads the version and status of each stored revision of the release from the
+// labels Helm's storage keeps on its records, oldest first, with a LIST of their metadata.
+// labelled is false when a record does not carry them as Helm's storage labels it: its history
+// is then read as Helm reads it (wholeHistory).
+func (c *Client) listRevisions(ctx context.Context, namespace, name string) (revisions []Revision, labelled bool, err error) {
+	selector := labels.SelectorFromSet(labels.Set{"name": name, "owner": "helm"}).String()
+	list, err := c.clients.Metadata.Resource(secrets).Namespace(namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		return nil, false, fmt.Errorf("read history of release %s: %w", name, err)
+	}
+	for _, item := range list.Items {
+		version, err := strconv.Atoi(item.Labels["version"])
+		if err != nil || version <= 0 || item.Labels["status"] == "" {
+			return nil, false, nil
+		}
+		revisions = append(revisions, Revision{Version: version, Status: rcommon.Status(item.Labels["status"])})
+	}
+	slices.SortFunc(revisions, func(a, b Revision) int { return a.Version - b.Version })
+	return revisions, true, nil
 }
 
 // record reads the record of the release's revision version whole, nil when there is none.

@@ -46,7 +46,7 @@ func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { re
 // A plan's history lists every revision's version and status from the labels of Helm's
 // records, and reads whole only the records its decision reads: through the GitLab agent's
 // tunnel, ten revisions of a large release are one record's bytes, not ten. The record of the
-// revision the state expects is read while the list is.
+// revision the state expects is read while the list is. Revisions reads no record.
 func TestHistory_readsWholeOnlyTheRecordsAPlanReads(t *testing.T) {
 	ctx, cluster := testcluster.ForTest(t)
 	cfg, err := cluster.RESTConfig(testcluster.AdminContext)
@@ -126,6 +126,28 @@ func TestHistory_readsWholeOnlyTheRecordsAPlanReads(t *testing.T) {
 		}
 		if got := requests.take(); !slices.Equal(got, tc.wantRequests) {
 			t.Errorf("History(%s, expect %d) requests = %q, want %q", tc.name, tc.expect, got, tc.wantRequests)
+		}
+	}
+
+	// Revisions, what the decision about another release needs, is the LIST alone.
+	for name, want := range map[string]string{
+		"app":  "1:superseded 2:superseded 3:superseded 4:deployed 5:failed",
+		"web":  "1:superseded 2:superseded 3:deployed",
+		"gone": "",
+	} {
+		got, err := c.Revisions(ctx, namespace, name)
+		if err != nil {
+			t.Fatalf("Revisions(%s): %v", name, err)
+		}
+		var revisions []string
+		for _, r := range got {
+			revisions = append(revisions, fmt.Sprintf("%d:%s", r.Version, r.Status))
+		}
+		if got := strings.Join(revisions, " "); got != want {
+			t.Errorf("Revisions(%s) = %q, want %q", name, got, want)
+		}
+		if got := requests.take(); !slices.Equal(got, []string{"list metadata"}) {
+			t.Errorf("Revisions(%s) requests = %q, want the LIST of metadata alone", name, got)
 		}
 	}
 }

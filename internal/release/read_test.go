@@ -37,6 +37,12 @@ func (c liveCluster) History(_ context.Context, _, name string, _ int) (helmrele
 	}
 	return helmrelease.StoredOf(records), c.historyErr
 }
+
+// Revisions returns the versions and statuses of History's records.
+func (c liveCluster) Revisions(ctx context.Context, namespace, name string) ([]helmrelease.Revision, error) {
+	stored, err := c.History(ctx, namespace, name, 0)
+	return stored.Revisions, err
+}
 func (c liveCluster) Lookup(string) chart.Objects { return nil }
 func (c liveCluster) LiveObjects(_ context.Context, _ string, objs []manifest.Object) ([]manifest.Object, error) {
 	if c.reads != nil {

@@ -24,6 +24,9 @@ type Cluster interface {
 	// version and status of each, and whole the records helmrelease.Wanted names. expect, when
 	// not 0, is the version the state records, read while the rest is.
 	History(ctx context.Context, namespace, name string, expect int) (helmrelease.Stored, error)
+	// Revisions returns the version and status of each stored revision of the release, oldest
+	// first, none when it does not exist, with no record read whole.
+	Revisions(ctx context.Context, namespace, name string) ([]helmrelease.Revision, error)
 	// Lookup answers a chart's lookup for a release in namespace.
 	Lookup(namespace string) chart.Objects
 	// LiveObjects returns, for each of objs, the object as it is in the cluster, nil for one

@@ -140,6 +140,9 @@ type lookupCluster struct{ objects chart.Objects }
 func (c lookupCluster) History(context.Context, string, string, int) (helmrelease.Stored, error) {
 	return helmrelease.Stored{}, nil
 }
+func (c lookupCluster) Revisions(context.Context, string, string) ([]helmrelease.Revision, error) {
+	return nil, nil
+}
 func (c lookupCluster) Lookup(string) chart.Objects { return c.objects }
 func (c lookupCluster) LiveObjects(_ context.Context, _ string, objs []manifest.Object) ([]manifest.Object, error) {
 	return make([]manifest.Object, len(objs)), nil

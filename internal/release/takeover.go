@@ -80,8 +80,8 @@ func (r *Request) checkOwners(ctx context.Context, rendering *Rendering) error {
 // uninstalled. Such a release left the object at its uninstall (`helm.sh/resource-policy:
 // keep`, as charts keep their CustomResourceDefinitions), and nothing will delete it again. An
 // owner whose history cannot be read (an identity that may not read Secrets in its namespace)
-// is taken to exist, and so is one the annotations name only in part. Each owner's history is
-// read once.
+// is taken to exist, and so is one the annotations name only in part. Each owner's revisions
+// are read once, no record whole.
 func (r *Request) ownersGone(ctx context.Context) func(helmrelease.Owner) bool {
 	known := map[helmrelease.Owner]bool{}
 	return func(owner helmrelease.Owner) bool {
@@ -90,8 +90,8 @@ func (r *Request) ownersGone(ctx context.Context) func(helmrelease.Owner) bool {
 		}
 		gone, ok := known[owner]
 		if !ok {
-			stored, err := r.cluster.History(ctx, owner.Namespace, owner.Name, 0)
-			gone = err == nil && helmrelease.Decide(stored.Revisions, helmrelease.Claim{}).State == helmrelease.StateAbsent
+			revisions, err := r.cluster.Revisions(ctx, owner.Namespace, owner.Name)
+			gone = err == nil && helmrelease.Decide(revisions, helmrelease.Claim{}).State == helmrelease.StateAbsent
 			known[owner] = gone
 		}
 		return gone
