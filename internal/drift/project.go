@@ -182,9 +182,15 @@ type projector struct {
 	yielded *[][]string
 }
 
-// yield records path when live holds there what does not mean desired.
+// yield records path when live holds there what does not mean desired. A null desired means
+// no value to keep, not an empty map keeping others' keys: applied, a forced apply would clear
+// what live holds.
 func (p projector) yield(desired, live any, path []string) {
 	if p.yielded == nil {
+		return
+	}
+	if desired == nil && live != nil {
+		*p.yielded = append(*p.yielded, slices.Clone(path))
 		return
 	}
 	if means(desired, live, path) {

@@ -17,6 +17,8 @@ import (
 //     replicas of what it scales as kube-controller-manager through the scale subresource.
 //   - spec.replicas of an object that a HorizontalPodAutoscaler of the release targets, whoever
 //     wrote it last.
+//   - A caBundle the chart leaves empty (injectedCABundles): a controller injects the
+//     certificate authority of a webhook or an aggregated API at run time, whoever wrote it.
 //   - What the user's Ignore rules name: JSON pointers, or every field of named managers.
 //
 // Any other manager's change to a field the chart sets is drift, whatever the manager is
@@ -74,7 +76,53 @@ func (r Rules) matching(obj map[string]any) []Ignore {
 	if r.scaled[kind+"/"+name] {
 		out = append(out, Ignore{JSONPointers: []string{replicasPointer}})
 	}
+	if injected := injectedCABundles(obj); len(injected) > 0 {
+		out = append(out, Ignore{JSONPointers: injected})
+	}
 	return out
+}
+
+// injectedCABundles returns the JSON pointers of the caBundle fields obj leaves empty ("" or
+// null): the certificate authority of an admission webhook, of a CustomResourceDefinition's
+// conversion webhook or of an APIService, which a controller writes at run time (Vault's agent
+// injector, cert-manager's CA injector, a webhook server that makes its own certificate). What
+// it writes there is not drift, and an upgrade leaves it, as Helm 3's three-way merge left it.
+// A caBundle the chart sets is the chart's.
+func injectedCABundles(obj map[string]any) []string {
+	apiVersion, _ := obj["apiVersion"].(string)
+	group, _, _ := strings.Cut(apiVersion, "/")
+	var out []string
+	switch {
+	case group == "admissionregistration.k8s.io" && (obj["kind"] == "MutatingWebhookConfiguration" || obj["kind"] == "ValidatingWebhookConfiguration"):
+		webhooks, _ := obj["webhooks"].([]any)
+		for i, w := range webhooks {
+			webhook, _ := w.(map[string]any)
+			if emptyCABundle(webhook, "clientConfig") {
+				out = append(out, fmt.Sprintf("/webhooks/%d/clientConfig/caBundle", i))
+			}
+		}
+	case group == "apiextensions.k8s.io" && obj["kind"] == "CustomResourceDefinition":
+		if emptyCABundle(obj, "spec", "conversion", "webhook", "clientConfig") {
+			out = append(out, "/spec/conversion/webhook/clientConfig/caBundle")
+		}
+	case group == "apiregistration.k8s.io" && obj["kind"] == "APIService":
+		if emptyCABundle(obj, "spec") {
+			out = append(out, "/spec/caBundle")
+		}
+	}
+	return out
+}
+
+// emptyCABundle reports whether the map at path in obj holds a caBundle of "" or null.
+func emptyCABundle(obj map[string]any, path ...string) bool {
+	m := obj
+	for _, key := range path {
+		if m, _ = m[key].(map[string]any); m == nil {
+			return false
+		}
+	}
+	v, present := m["caBundle"]
+	return present && (v == nil || v == "")
 }
 
 // pointersFor returns the ignored paths of obj as JSON pointer tokens.

@@ -25,11 +25,13 @@ func ignoreDifferencesAttribute() schema.ListNestedAttribute {
 		Optional: true,
 		MarkdownDescription: "Fields of the release's objects whose live value is not drift, as Argo CD's `ignoreDifferences`: a refresh " +
 			"records the chart's value for them, so a change made there by someone else never shows in a plan. Without it, any change " +
-			"to a field the chart sets shows, whoever made it, with three exceptions: maps the chart leaves empty (`annotations: {}`), " +
-			"fields whose manager is one of the built-in controllers (`" + strings.Join(drift.BuiltinManagers, "`, `") + "`), and " +
-			"`spec.replicas` of an object that a HorizontalPodAutoscaler of the release scales. A change of this setting takes effect " +
+			"to a field the chart sets shows, whoever made it, with four exceptions: maps the chart leaves empty (`annotations: {}`), " +
+			"fields whose manager is one of the built-in controllers (`" + strings.Join(drift.BuiltinManagers, "`, `") + "`), " +
+			"`spec.replicas` of an object that a HorizontalPodAutoscaler of the release scales, and a `caBundle` the chart leaves " +
+			"empty (`\"\"` or null) in a webhook configuration, a CustomResourceDefinition's conversion webhook or an APIService, " +
+			"which a controller writes at run time (Vault's agent injector, cert-manager's CA injector). A change of this setting takes effect " +
 			"in the plan it appears in: a difference it ignores does not make that plan upgrade the release. An upgrade leaves these fields, " +
-			"and the three exceptions, as they are live where they differ from the chart's value, unless the configuration changes the " +
+			"and the four exceptions, as they are live where they differ from the chart's value, unless the configuration changes the " +
 			"chart's value there since the previous revision: the plan shows that change, and the apply sets it.",
 		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 			"kind": schema.StringAttribute{

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chartserver"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
@@ -335,6 +337,76 @@ func TestAccRelease_changeOfAFieldLeftToOthersIsApplied(t *testing.T) {
 			},
 			{
 				Config:           release("1.26.0", "2"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
+	})
+}
+
+// injectCABundle writes caBundle into the webhook of the zoo-injected-ca release "zoo" as the
+// injector's server does when it starts: an update as the field manager vault-k8s.
+func (e *releaseTestEnv) injectCABundle(t *testing.T, caBundle []byte) {
+	t.Helper()
+	ctx := context.Background()
+	webhooks := e.kube.AdmissionregistrationV1().MutatingWebhookConfigurations()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		w, err := webhooks.Get(ctx, e.namespace+"-zoo-injector", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		w.Webhooks[0].ClientConfig.CABundle = caBundle
+		_, err = webhooks.Update(ctx, w, metav1.UpdateOptions{FieldManager: "vault-k8s"})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkCABundle checks the caBundle of the webhook of the zoo-injected-ca release "zoo".
+func (e *releaseTestEnv) checkCABundle(want []byte) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		w, err := e.kube.AdmissionregistrationV1().MutatingWebhookConfigurations().Get(context.Background(), e.namespace+"-zoo-injector", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if got := w.Webhooks[0].ClientConfig.CABundle; !bytes.Equal(got, want) {
+			return fmt.Errorf("the webhook's caBundle is %q, want %q", got, want)
+		}
+		return nil
+	}
+}
+
+// A webhook's caBundle that the chart leaves empty is its controller's to write: once the
+// injector wrote its certificate authority there, the plan shows nothing, an upgrade made for
+// another change keeps it, where a forced apply of the chart's "" would clear it and leave the
+// webhook unable to call the injector, and the plan after that shows nothing either.
+func TestAccRelease_injectedCABundleIsLeftToItsController(t *testing.T) {
+	e := testAccRelease(t)
+	caBundle := []byte("-----BEGIN CERTIFICATE-----\ninjected\n-----END CERTIFICATE-----\n")
+	release := func(message string) string {
+		return e.fixtureRelease("zoo", "zoo-injected-ca", fmt.Sprintf(`  set = { message = %q }`, message))
+	}
+	testAccResourceTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: release("one"), Check: e.checkCABundle(nil)},
+			{
+				PreConfig:        func() { e.injectCABundle(t, caBundle) },
+				Config:           release("one"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+			{
+				Config: release("two"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					expectManifestChanges("gitlabk8s_release.zoo", map[string]*manifestLines{
+						"ConfigMap/zoo-config": {removed: []string{"message: one"}, added: []string{"message: two"}},
+					}),
+				}},
+				Check: resource.ComposeAggregateTestCheckFunc(e.checkCABundle(caBundle), e.checkConfigMapData("zoo-config", "message", "two")),
+			},
+			{
+				Config:           release("two"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			},
 		},
