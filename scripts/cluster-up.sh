@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Starts a local Kubernetes control plane for tests and demos: etcd, kube-apiserver,
-# kube-controller-manager, kube-scheduler, and kwok playing the kubelet of one fake node.
+# kube-controller-manager, kube-scheduler, and kwok playing the kubelets of three fake nodes.
 # Everything listens on loopback only and lives in one state folder. Idempotent: on a running
 # cluster it only applies the RBAC manifests again and rewrites the kubeconfig and env file, a
 # stopped one (KEEP_STATE=1 cluster-down) restarts with its data.
@@ -340,15 +340,19 @@ start kube-scheduler "$kube_bin/kube-scheduler" \
   --secure-port=0 \
   --profiling=false
 
-# The node, the GitLab agent's ServiceAccount and the ci-job RBAC; apply leaves them untouched
+# The nodes, the GitLab agent's ServiceAccount and the ci-job RBAC; apply leaves them untouched
 # when they already match.
+NODES=(kwok-node-0 kwok-node-1 kwok-node-2)
 kubectl apply -f "$scripts/cluster/manifests/node.yaml" -f "$scripts/cluster/manifests/gitlab-agent.yaml" \
   -f "$scripts/cluster/manifests/rbac-ci-job.yaml" >/dev/null
 # --- node capacity and storage class (local-cloud) ---------------------------------------------
-# apply does not touch a Node's status, so a node made by an earlier cluster-up gets the capacity
-# of node.yaml through its status subresource; kwok keeps whatever capacity the node has.
-kubectl patch node kwok-node-0 --subresource=status --type=merge \
-  --patch-file="$scripts/cluster/manifests/node.yaml" >/dev/null
+# apply does not touch a Node's status, so each node gets the capacity of node-status.yaml through
+# its status subresource, a node made by an earlier cluster-up too; kwok keeps whatever capacity
+# the node has.
+for node in "${NODES[@]}"; do
+  kubectl patch node "$node" --subresource=status --type=merge \
+    --patch-file="$scripts/cluster/manifests/node-status.yaml" >/dev/null
+done
 kubectl apply -f "$scripts/cluster/manifests/storageclass.yaml" >/dev/null
 
 # kwok: --node-lease-duration-seconds makes it renew the node's Lease, a heartbeat frequent
@@ -358,7 +362,7 @@ kubectl apply -f "$scripts/cluster/manifests/storageclass.yaml" >/dev/null
 # any stage replaces all of kwok's built-in ones. KWOK_WORKDIR keeps ~/.kwok out of the picture.
 restart_if_stale kwok
 if ! component_pid kwok >/dev/null; then
-  kubectl -n kube-node-lease delete lease kwok-node-0 --ignore-not-found >/dev/null
+  kubectl -n kube-node-lease delete lease "${NODES[@]}" --ignore-not-found >/dev/null
 fi
 stage_flags=()
 for f in "$scripts"/cluster/kwok/*.yaml; do stage_flags+=("--config=$f"); done
@@ -371,10 +375,13 @@ start kwok env KWOK_WORKDIR="$CLUSTER_DIR/kwok" "$KWOK" \
   --node-ip=10.240.0.1 \
   "${stage_flags[@]}"
 
-node_ready() {
-  [ "$(kubectl get node kwok-node-0 -o 'jsonpath={.status.conditions[?(@.type=="Ready")].status}')" = True ]
+nodes_ready() {
+  local node
+  for node in "${NODES[@]}"; do
+    [ "$(kubectl get node "$node" -o 'jsonpath={.status.conditions[?(@.type=="Ready")].status}')" = True ] || return 1
+  done
 }
-wait_until kwok "node kwok-node-0 Ready" node_ready
+wait_until kwok "nodes ${NODES[*]} Ready" nodes_ready
 
 # --- local-cloud: volumes and load balancer addresses -----------------------------------------
 # local-cloud (scripts/cluster/local-cloud) provisions the default StorageClass's volumes and

@@ -34,7 +34,7 @@ func TestAccRelease_unschedulablePodIsNamedAndFailsAfterBlockedTimeout(t *testin
 	e := testAccRelease(t)
 	chartDir := chartserver.FixtureChart("rollout")
 	runFailing(t, rolloutRelease(e.namespace, chartDir, "deployment:\n  resources: {requests: {ephemeral-storage: 100Ti}}", `  blocked_timeout = "5s"`),
-		"Unable to Install Release", "blocked_timeout", "Deployment.apps/app: Unschedulable: pod app-", "0/1 nodes are available: 1 Insufficient ephemeral-storage")
+		"Unable to Install Release", "blocked_timeout", "Deployment.apps/app: Unschedulable: pod app-", "0/3 nodes are available: 3 Insufficient ephemeral-storage")
 }
 
 func TestAccRelease_claimOfAMissingClassFails(t *testing.T) {

@@ -49,16 +49,88 @@ func poll(t *testing.T, what string, check func(ctx context.Context) (bool, erro
 	}
 }
 
-func TestCluster_nodeAdvertisesEphemeralStorage(t *testing.T) {
+// clusterNodes are the nodes cluster-up makes, one per zone.
+var clusterNodes = map[string]string{"kwok-node-0": "local-a", "kwok-node-1": "local-b", "kwok-node-2": "local-c"}
+
+func TestCluster_nodesAdvertiseEphemeralStorage(t *testing.T) {
 	admin, _ := clusterNamespace(t)
-	node, err := admin.CoreV1().Nodes().Get(t.Context(), "kwok-node-0", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
+	for name := range clusterNodes {
+		node, err := admin.CoreV1().Nodes().Get(t.Context(), name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		storage := node.Status.Allocatable[corev1.ResourceEphemeralStorage]
+		if storage.Cmp(resource.MustParse("100Gi")) < 0 {
+			t.Errorf("node %s allocatable ephemeral-storage = %s, want at least 100Gi so charts' resource presets schedule", name, storage.String())
+		}
 	}
-	storage := node.Status.Allocatable[corev1.ResourceEphemeralStorage]
-	if storage.Cmp(resource.MustParse("100Gi")) < 0 {
-		t.Errorf("node allocatable ephemeral-storage = %s, want at least 100Gi so charts' resource presets schedule", storage.String())
+}
+
+// Replicas that must not share a node (a required pod anti-affinity by hostname, as Vault's
+// injector and charts' HA modes have) each get a node of their own and become Ready, one per
+// zone, as on a small real cluster; one more than there are nodes is left unscheduled.
+func TestCluster_replicasKeptApartGetANodeEach(t *testing.T) {
+	admin, ns := clusterNamespace(t)
+	ctx := t.Context()
+	labels := map[string]string{"app": "apart"}
+	apart := &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+		LabelSelector: &metav1.LabelSelector{MatchLabels: labels},
+		TopologyKey:   "kubernetes.io/hostname",
+	}}}
+	for i := range len(clusterNodes) + 1 {
+		pod := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("apart-%d", i), Labels: labels},
+			Spec: corev1.PodSpec{
+				Affinity:   &corev1.Affinity{PodAntiAffinity: apart},
+				Containers: []corev1.Container{{Name: "app", Image: "registry.example/app"}},
+			},
+		}
+		if _, err := admin.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
 	}
+	var ready map[string]bool
+	var unscheduled int
+	poll(t, "every node runs one pod and one pod waits", func(ctx context.Context) (bool, error) {
+		pods, err := admin.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		ready, unscheduled = map[string]bool{}, 0
+		for _, p := range pods.Items {
+			switch {
+			case podReady(&p):
+				ready[p.Spec.NodeName] = true
+			case p.Spec.NodeName == "":
+				if _, reason, _ := podScheduled(&p); reason == corev1.PodReasonUnschedulable {
+					unscheduled++
+				}
+			}
+		}
+		return len(ready) == len(clusterNodes) && unscheduled == 1, nil
+	})
+	for name, zone := range clusterNodes {
+		node, err := admin.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := node.Labels[corev1.LabelTopologyZone]; got != zone {
+			t.Errorf("node %s is in zone %q, want %q", name, got, zone)
+		}
+		if !ready[name] {
+			t.Errorf("node %s runs no Ready pod: %v", name, ready)
+		}
+	}
+}
+
+// podScheduled returns the status, reason and message of p's PodScheduled condition.
+func podScheduled(p *corev1.Pod) (corev1.ConditionStatus, string, string) {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled {
+			return c.Status, c.Reason, c.Message
+		}
+	}
+	return "", "", ""
 }
 
 // A claim without a class gets the default one, local-cloud provisions its volume, and a pod

@@ -1,5 +1,5 @@
 // Package testcluster gives tests the project's local Kubernetes cluster: a real API server,
-// controller manager and scheduler, with kwok playing the kubelet of one fake node. The cluster
+// controller manager and scheduler, with kwok playing the kubelets of three fake nodes. The cluster
 // is the one scripts/cluster-up.sh starts; Ensure starts it when it is not answering and
 // otherwise reuses it, so every test package and every developer shares one.
 //
