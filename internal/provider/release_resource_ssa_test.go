@@ -350,7 +350,7 @@ func (e *releaseTestEnv) injectCABundle(t *testing.T, caBundle []byte) {
 	ctx := context.Background()
 	webhooks := e.kube.AdmissionregistrationV1().MutatingWebhookConfigurations()
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		w, err := webhooks.Get(ctx, e.namespace+"-zoo-injector", metav1.GetOptions{})
+		w, err := webhooks.Get(ctx, e.namespace+"-"+zooRelease, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}
@@ -366,7 +366,7 @@ func (e *releaseTestEnv) injectCABundle(t *testing.T, caBundle []byte) {
 // checkCABundle checks the caBundle of the webhook of the zoo-injected-ca release "zoo".
 func (e *releaseTestEnv) checkCABundle(want []byte) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		w, err := e.kube.AdmissionregistrationV1().MutatingWebhookConfigurations().Get(context.Background(), e.namespace+"-zoo-injector", metav1.GetOptions{})
+		w, err := e.kube.AdmissionregistrationV1().MutatingWebhookConfigurations().Get(context.Background(), e.namespace+"-"+zooRelease, metav1.GetOptions{})
 		if err != nil {
 			return err
 		}

@@ -54,7 +54,10 @@ type zooChart struct {
 	drawn map[string][]string
 }
 
-var webhookConfigurations = schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingwebhookconfigurations"}
+var (
+	webhookConfigurations         = schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingwebhookconfigurations"}
+	mutatingWebhookConfigurations = schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "mutatingwebhookconfigurations"}
+)
 
 // zooPasswordsDrawn are the passwords zoo-passwords draws.
 var zooPasswordsDrawn = map[string][]string{
@@ -118,6 +121,16 @@ var zooCharts = []zooChart{
 			"configmaps/zoo-config":   {".data.installation"},
 			"secrets/zoo-webhook-tls": {".data.tls\\.crt", ".data.tls\\.key", ".data.ca\\.crt"},
 		},
+	},
+	{
+		// A webhook whose caBundle the chart leaves for its server to write at run time.
+		fixture: "zoo-injected-ca",
+		shown:   [2]string{"ConfigMap/zoo-config", "message: hello"},
+		change:  [2]string{"message", "changed"},
+		changes: map[string]*manifestLines{
+			"ConfigMap/zoo-config": {removed: []string{"message: hello"}, added: []string{"message: changed"}},
+		},
+		clusterScoped: []schema.GroupVersionResource{mutatingWebhookConfigurations},
 	},
 	{
 		// A library chart's named templates, subcharts switched by conditions, globals.
