@@ -1,6 +1,7 @@
 package helmrelease
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	rcommon "helm.sh/helm/v4/pkg/release/common"
 	release "helm.sh/helm/v4/pkg/release/v1"
 	"helm.sh/helm/v4/pkg/storage/driver"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/metadata"
 
@@ -48,22 +50,7 @@ func (f roundTripFunc) RoundTrip(req *http.Request) (*http.Response, error) { re
 // tunnel, ten revisions of a large release are one record's bytes, not ten. The record of the
 // revision the state expects is read while the list is. Revisions reads no record.
 func TestHistory_readsWholeOnlyTheRecordsAPlanReads(t *testing.T) {
-	ctx, cluster := testcluster.ForTest(t)
-	cfg, err := cluster.RESTConfig(testcluster.AdminContext)
-	if err != nil {
-		t.Fatal(err)
-	}
-	requests := &secretRequests{}
-	cfg.Wrap(requests.wrap)
-	kc, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mc, err := metadata.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	namespace := clusterNamespace(ctx, t, kc, "history")
+	ctx, c, kc, namespace, requests := historyClient(t, "history")
 	// Records stored as Helm's storage stores them: "app" deployed at 4 with a failed upgrade
 	// at 5, "web" deployed at 3.
 	store := driver.NewSecrets(kc.CoreV1().Secrets(namespace))
@@ -82,7 +69,6 @@ func TestHistory_readsWholeOnlyTheRecordsAPlanReads(t *testing.T) {
 			}
 		}
 	}
-	c := New(&kube.Clients{Config: cfg, Kubernetes: kc, Metadata: mc}, Options{})
 	requests.take()
 
 	for _, tc := range []struct {
@@ -107,10 +93,6 @@ func TestHistory_readsWholeOnlyTheRecordsAPlanReads(t *testing.T) {
 		if err != nil {
 			t.Fatalf("History(%s, expect %d): %v", tc.name, tc.expect, err)
 		}
-		var revisions []string
-		for _, r := range stored.Revisions {
-			revisions = append(revisions, fmt.Sprintf("%d:%s", r.Version, r.Status))
-		}
 		var records []int
 		for _, r := range stored.Records {
 			if r.Manifest == "" || r.Info == nil {
@@ -118,7 +100,7 @@ func TestHistory_readsWholeOnlyTheRecordsAPlanReads(t *testing.T) {
 			}
 			records = append(records, r.Version)
 		}
-		if got := strings.Join(revisions, " "); got != tc.revisions {
+		if got := revisionsText(stored.Revisions); got != tc.revisions {
 			t.Errorf("History(%s, expect %d) revisions = %q, want %q", tc.name, tc.expect, got, tc.revisions)
 		}
 		if !slices.Equal(records, tc.records) {
@@ -139,15 +121,89 @@ func TestHistory_readsWholeOnlyTheRecordsAPlanReads(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Revisions(%s): %v", name, err)
 		}
-		var revisions []string
-		for _, r := range got {
-			revisions = append(revisions, fmt.Sprintf("%d:%s", r.Version, r.Status))
-		}
-		if got := strings.Join(revisions, " "); got != want {
+		if got := revisionsText(got); got != want {
 			t.Errorf("Revisions(%s) = %q, want %q", name, got, want)
 		}
 		if got := requests.take(); !slices.Equal(got, []string{"list metadata"}) {
 			t.Errorf("Revisions(%s) requests = %q, want the LIST of metadata alone", name, got)
 		}
 	}
+}
+
+// A record without the version and status labels Helm's storage puts on it is read as Helm
+// reads a history, every record whole, by History and Revisions alike.
+func TestHistory_readsUnlabelledRecordsAsHelmDoes(t *testing.T) {
+	ctx, c, kc, namespace, requests := historyClient(t, "unlabelled")
+	store := driver.NewSecrets(kc.CoreV1().Secrets(namespace))
+	for i, status := range []rcommon.Status{rcommon.StatusSuperseded, rcommon.StatusDeployed} {
+		rel := &release.Release{
+			Name: "app", Namespace: namespace, Version: i + 1, Chart: testChart(), Config: map[string]any{},
+			Manifest: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\n",
+			Info:     &release.Info{Status: status, Description: "stored by the test"},
+		}
+		key := fmt.Sprintf("sh.helm.release.v1.app.v%d", i+1)
+		if err := store.Create(key, rel); err != nil {
+			t.Fatal(err)
+		}
+		s, err := kc.CoreV1().Secrets(namespace).Get(ctx, key, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		delete(s.Labels, "version")
+		if _, err := kc.CoreV1().Secrets(namespace).Update(ctx, s, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	requests.take()
+	const want = "1:superseded 2:deployed"
+	stored, err := c.History(ctx, namespace, "app", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := revisionsText(stored.Revisions); got != want || len(stored.Records) != 2 {
+		t.Errorf("History = %q with %d records read whole, want %q with 2", got, len(stored.Records), want)
+	}
+	revisions, err := c.Revisions(ctx, namespace, "app")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := revisionsText(revisions); got != want {
+		t.Errorf("Revisions = %q, want %q", got, want)
+	}
+	wantRequests := []string{"list metadata", "list metadata", "list whole", "list whole"}
+	if got := requests.take(); !slices.Equal(got, wantRequests) {
+		t.Errorf("requests = %q, want %q", got, wantRequests)
+	}
+}
+
+// revisionsText writes revisions as "1:superseded 2:deployed".
+func revisionsText(revisions []Revision) string {
+	var out []string
+	for _, r := range revisions {
+		out = append(out, fmt.Sprintf("%d:%s", r.Version, r.Status))
+	}
+	return strings.Join(out, " ")
+}
+
+// historyClient returns a Client of the local cluster with a metadata client, whose requests
+// for Secrets requests records, its clientset, and a namespace of the test's own named after
+// prefix.
+func historyClient(t *testing.T, prefix string) (context.Context, *Client, kubernetes.Interface, string, *secretRequests) {
+	t.Helper()
+	ctx, cluster := testcluster.ForTest(t)
+	cfg, err := cluster.RESTConfig(testcluster.AdminContext)
+	if err != nil {
+		t.Fatal(err)
+	}
+	requests := &secretRequests{}
+	cfg.Wrap(requests.wrap)
+	kc, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc, err := metadata.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ctx, New(&kube.Clients{Config: cfg, Kubernetes: kc, Metadata: mc}, Options{}), kc, clusterNamespace(ctx, t, kc, prefix), requests
 }
