@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
 
@@ -115,13 +116,7 @@ func injectedCABundles(obj map[string]any) []string {
 
 // emptyCABundle reports whether the map at path in obj holds a caBundle of "" or null.
 func emptyCABundle(obj map[string]any, path ...string) bool {
-	m := obj
-	for _, key := range path {
-		if m, _ = m[key].(map[string]any); m == nil {
-			return false
-		}
-	}
-	v, present := m["caBundle"]
+	v, present, _ := unstructured.NestedFieldNoCopy(obj, append(path, "caBundle")...)
 	return present && (v == nil || v == "")
 }
 
