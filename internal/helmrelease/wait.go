@@ -154,10 +154,13 @@ func (e *FailedError) Error() string {
 	return msg
 }
 
-// TimeoutError says that the wait ran out of time; NotReady tells what was still pending.
+// TimeoutError says that the wait ran out of time; NotReady tells what was still pending, and
+// Blocked which of those waited for a reason that might have cleared by itself (a pod no node
+// could take), which blockedTimeout would have failed sooner.
 type TimeoutError struct {
 	Timeout  time.Duration
 	NotReady []readiness.Progress
+	Blocked  []readiness.Failure
 }
 
 func (e *TimeoutError) Error() string {
@@ -202,6 +205,7 @@ func (w *waiter) wait(ctx context.Context, refs []objectRef, timeout time.Durati
 	defer ticker.Stop()
 	var reporter progressReporter
 	var last []readiness.Progress
+	var lastBlocked []readiness.Failure
 	blocked := blockedClock{since: map[string]time.Time{}}
 	since := w.since
 	if since.IsZero() {
@@ -216,7 +220,7 @@ func (w *waiter) wait(ctx context.Context, refs []objectRef, timeout time.Durati
 			// The API server may blip during a rollout; the timeout bounds the retries.
 			w.log("readiness check failed, retrying: %v", err)
 		case err == nil:
-			last = result.Progress
+			last, lastBlocked = result.Progress, result.Blocked
 			reporter.report(w.progress, result.Progress)
 			if len(result.Failures) > 0 && goneIsDone {
 				return &FailedError{Failures: result.Failures, Logs: w.failedHookLogs(waitCtx, refs, result.Failures)}
@@ -234,7 +238,7 @@ func (w *waiter) wait(ctx context.Context, refs []objectRef, timeout time.Durati
 		select {
 		case <-waitCtx.Done():
 			if errors.Is(context.Cause(waitCtx), errWaitTimeout) {
-				return &TimeoutError{Timeout: timeout, NotReady: notReady(last)}
+				return &TimeoutError{Timeout: timeout, NotReady: notReady(last), Blocked: lastBlocked}
 			}
 			return fmt.Errorf("wait cancelled (%s): %w", describeProgress(notReady(last)), context.Cause(ctx))
 		case <-ticker.C:

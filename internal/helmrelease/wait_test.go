@@ -124,6 +124,9 @@ func TestWaitReady_timeoutNamesWhatIsNotReady(t *testing.T) {
 	if want := "Deployment.apps/web ready 1/2 (InProgress), ConfigMap/settings (NotFound)"; !strings.Contains(err.Error(), want) {
 		t.Errorf("error %q does not say %q", err, want)
 	}
+	if len(timeout.Blocked) != 0 {
+		t.Errorf("the timeout names blocked objects %+v; nothing was blocked", timeout.Blocked)
+	}
 }
 
 func TestWaitReady_stopsWhenCancelled(t *testing.T) {
@@ -190,6 +193,9 @@ func TestWaitReady_blockedObjectIsNamedAndFailsAfterBlockedTimeout(t *testing.T)
 	want := "Deployment.apps/web ready 1/2 (InProgress; Unschedulable: pod web-5d8f-x2x: 0/1 nodes are available: 1 Insufficient cpu.)"
 	if !strings.Contains(err.Error(), want) {
 		t.Errorf("timeout %q does not say %q", err, want)
+	}
+	if len(timeout.Blocked) != 1 || timeout.Blocked[0].Object != "Deployment.apps/web" || timeout.Blocked[0].Reason != "Unschedulable" {
+		t.Errorf("the timeout's blocked objects are %+v; want the Deployment, Unschedulable", timeout.Blocked)
 	}
 	if len(summaries) == 0 || summaries[0] != want {
 		t.Errorf("progress %q; want the reason in the first line", summaries)

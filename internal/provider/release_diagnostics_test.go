@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/readiness"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/release"
 )
 
@@ -242,6 +244,40 @@ func TestReleaseDiagnostics_recovered(t *testing.T) {
 		got := recoveredWarning(diagnosticsHiding(), "review-1/web", tt.done)
 		if got.Summary() != "Release Recovered" || !strings.HasSuffix(got.Detail(), "Release review-1/web had been left by an interrupted run: "+tt.want) {
 			t.Errorf("%+v: %q: %q; want it to end %q", tt.done, got.Summary(), got.Detail(), tt.want)
+		}
+	}
+}
+
+// A wait that ran out of time with objects blocked for a reason that might have cleared (a pod
+// no node could take) names blocked_timeout, which would have failed it sooner; a wait that
+// ran out with nothing blocked says to raise timeout.
+func TestReleaseDiagnostics_timeoutNamesBlockedTimeoutWhenObjectsWereBlocked(t *testing.T) {
+	unschedulable := readiness.Failure{Object: "Deployment.apps/web", Reason: "Unschedulable", Message: "pod web-1: 0/3 nodes are available"}
+	for _, tt := range []struct {
+		name          string
+		timeout       *helmrelease.TimeoutError
+		want, wantNot []string
+	}{
+		{"blocked", &helmrelease.TimeoutError{Timeout: 5 * time.Minute, Blocked: []readiness.Failure{unschedulable}},
+			[]string{"Deployment.apps/web waited to the end for a reason that might have cleared by itself (Unschedulable)", "set blocked_timeout"},
+			[]string{"raise timeout"}},
+		{"two blocked", &helmrelease.TimeoutError{Timeout: 5 * time.Minute, Blocked: []readiness.Failure{unschedulable,
+			{Object: "PersistentVolumeClaim/data", Reason: "ProvisioningFailed"}, {Object: "Deployment.apps/api", Reason: "Unschedulable"}}},
+			[]string{"3 objects waited to the end for a reason that might have cleared by itself (Unschedulable, ProvisioningFailed)", "set blocked_timeout"},
+			nil},
+		{"nothing blocked", &helmrelease.TimeoutError{Timeout: 5 * time.Minute}, []string{"raise timeout"}, []string{"blocked_timeout"}},
+	} {
+		err := &helmrelease.OperationError{Operation: "upgrade", Err: tt.timeout}
+		first, _, _ := strings.Cut(applyDiagnostic(diagnosticsHiding(), "review-1/web", false, err).Detail(), "\n\n")
+		for _, want := range tt.want {
+			if !strings.Contains(first, want) {
+				t.Errorf("%s: the diagnostic's sentences are %q; want %q", tt.name, first, want)
+			}
+		}
+		for _, not := range tt.wantNot {
+			if strings.Contains(first, not) {
+				t.Errorf("%s: the diagnostic's sentences are %q; want no %q", tt.name, first, not)
+			}
 		}
 	}
 }

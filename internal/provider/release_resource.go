@@ -257,7 +257,8 @@ func (r *releaseResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 					"(`ProvisioningFailed`), a pod whose controller cannot create it for a reason that may pass (a quota that " +
 					"terminating pods will free, a webhook that did not answer), a container failing its readiness probe " +
 					"(`Unhealthy`), a `LoadBalancer` Service without an address. Unset (the default), they are waited for until " +
-					"`timeout`; set it on clusters without an autoscaler, where such a pod never fits.",
+					"`timeout`, whose error then names them and this attribute; set it on clusters without an autoscaler, where such a pod " +
+					"never fits.",
 				Validators: []validator.String{durationValidator{}},
 			},
 			"max_history": schema.Int64Attribute{

@@ -3,6 +3,8 @@ package provider
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -14,6 +16,7 @@ import (
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/kube"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/patch"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/readiness"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/release"
 )
 
@@ -126,6 +129,12 @@ func applyDiagnostic(d releaseDiagnostics, id string, creating bool, err error) 
 		what = fmt.Sprintf("Objects of the release stayed blocked longer than blocked_timeout (%s); the message names each object, "+
 			"Kubernetes' reason and its message. Fix the cause (resources, node selectors, the storage class, the readiness probe), or "+
 			"raise or unset blocked_timeout to wait for it, and apply again.", blocked.After)
+	case errors.As(err, &timeout) && len(timeout.Blocked) > 0:
+		what = fmt.Sprintf("The release's objects were not ready within the timeout; the message says what was still pending and why. "+
+			"%s waited to the end for a reason that might have cleared by itself (%s), which the wait allows for until timeout while "+
+			"blocked_timeout is unset or longer. Fix the cause (resources, node selectors, affinity, the storage class, the readiness "+
+			"probe), or set blocked_timeout (for example \"1m\") to fail sooner with that reason on a cluster that will not change "+
+			"by itself, and apply again.", blockedObjects(timeout.Blocked), blockedReasons(timeout.Blocked))
 	case errors.As(err, &timeout):
 		what = "The release's objects were not ready within the timeout; the message says what was still pending and why, where " +
 			"Kubernetes says. Check the objects with kubectl describe, or raise timeout."
@@ -142,6 +151,26 @@ func applyDiagnostic(d releaseDiagnostics, id string, creating bool, err error) 
 		what += atomicUndone(op.Undo)
 	}
 	return d.Error(summary, fmt.Sprintf("Applying release %s failed. %s\n\n%s", id, what, err))
+}
+
+// blockedObjects names the objects of a wait's end that were blocked: one by its name, more by
+// their number.
+func blockedObjects(blocked []readiness.Failure) string {
+	if len(blocked) == 1 {
+		return blocked[0].Object
+	}
+	return fmt.Sprintf("%d objects", len(blocked))
+}
+
+// blockedReasons lists the distinct reasons of blocked objects, in their order.
+func blockedReasons(blocked []readiness.Failure) string {
+	var reasons []string
+	for _, b := range blocked {
+		if !slices.Contains(reasons, b.Reason) {
+			reasons = append(reasons, b.Reason)
+		}
+	}
+	return strings.Join(reasons, ", ")
 }
 
 // atomicUndone is the sentence that says how atomic undid a failed revision, empty when it

@@ -37,6 +37,22 @@ func TestAccRelease_unschedulablePodIsNamedAndFailsAfterBlockedTimeout(t *testin
 		"Unable to Install Release", "blocked_timeout", "Deployment.apps/app: Unschedulable: pod app-", "0/3 nodes are available: 3 Insufficient ephemeral-storage")
 }
 
+// Without blocked_timeout the same pod is waited for until timeout, as an autoscaler may add a
+// node; the error then names blocked_timeout, which would have failed it sooner.
+func TestAccRelease_unschedulablePodAtTheTimeoutNamesBlockedTimeout(t *testing.T) {
+	e := testAccRelease(t)
+	chartDir := chartserver.FixtureChart("rollout")
+	config := releaseConfig("app", e.namespace, chartDir, `  timeout   = "8s"
+  atomic    = false
+  values    = [<<-EOT
+deployment:
+  resources: {requests: {ephemeral-storage: 100Ti}}
+EOT
+  ]`)
+	runFailing(t, config, "Unable to Install Release", "Deployment.apps/app waited to the end for a reason that might have cleared by itself (Unschedulable)",
+		"set blocked_timeout", "not ready after 8s", "0/3 nodes are available: 3 Insufficient ephemeral-storage")
+}
+
 func TestAccRelease_claimOfAMissingClassFails(t *testing.T) {
 	e := testAccRelease(t)
 	chartDir := chartserver.FixtureChart("rollout")
