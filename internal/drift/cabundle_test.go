@@ -24,8 +24,9 @@ webhooks:
 		object string
 		// desired, previous and live are the caBundle values as the chart renders it now, as
 		// the previous revision rendered it (desired's when empty) and as it is live; shown is
-		// the projection's, yield what an upgrade applies (absent: no caBundle field).
-		desired, previous, live, shown, yield []string
+		// the projection's, yield what an upgrade applies, whole what a definition applied whole
+		// (crds/ under create_replace) sends (absent: no caBundle field).
+		desired, previous, live, shown, yield, whole []string
 	}{
 		{
 			name: "webhooks, one left empty and one the chart sets",
@@ -40,11 +41,12 @@ webhooks:
 			live:    []string{injected, other},
 			shown:   []string{`""`, other},
 			yield:   []string{absent, "Q0E="},
+			whole:   []string{absent, "Q0E="},
 		},
 		{
 			name:    "a validating webhook's caBundle left null",
 			object:  validating,
-			desired: []string{"null"}, live: []string{injected}, shown: []string{"null"}, yield: []string{absent},
+			desired: []string{"null"}, live: []string{injected}, shown: []string{"null"}, yield: []string{absent}, whole: []string{absent},
 		},
 		{
 			name: "a definition's conversion webhook",
@@ -53,7 +55,7 @@ kind: CustomResourceDefinition
 metadata: {name: widgets.example.com}
 spec: {group: example.com, conversion: {strategy: Webhook, webhook: {clientConfig: {CA url: "https://a.example.com"}}}}
 `,
-			desired: []string{`""`}, live: []string{injected}, shown: []string{`""`}, yield: []string{absent},
+			desired: []string{`""`}, live: []string{injected}, shown: []string{`""`}, yield: []string{absent}, whole: []string{absent},
 		},
 		{
 			name: "an APIService",
@@ -62,7 +64,7 @@ kind: APIService
 metadata: {name: v1beta1.metrics.example.com}
 spec: {CA group: metrics.example.com}
 `,
-			desired: []string{`""`}, live: []string{injected}, shown: []string{`""`}, yield: []string{absent},
+			desired: []string{`""`}, live: []string{injected}, shown: []string{`""`}, yield: []string{absent}, whole: []string{absent},
 		},
 		{
 			name: "a kind of another group that shares the name",
@@ -71,13 +73,15 @@ kind: APIService
 metadata: {name: mine}
 spec: {CA group: mine.example.com}
 `,
-			desired: []string{`""`}, live: []string{other}, shown: []string{other}, yield: []string{`""`},
+			desired: []string{`""`}, live: []string{other}, shown: []string{other}, yield: []string{`""`}, whole: []string{`""`},
 		},
 		{
-			// The user emptied it in this revision: the apply clears it, as the plan shows.
+			// The user emptied it in this revision: the apply clears it, as the plan shows. Applied
+			// whole, the field is left out, which clears it too where only the release set it.
 			name:    "a caBundle the chart set in the previous revision and leaves empty now",
 			object:  validating,
 			desired: []string{`""`}, previous: []string{"Q0E="}, live: []string{"Q0E="}, shown: []string{`""`}, yield: []string{`""`},
+			whole: []string{absent},
 		},
 	}
 	for _, tt := range tests {
@@ -103,6 +107,12 @@ spec: {CA group: mine.example.com}
 			}
 			if diff := cmp.Diff(with(tt.yield), rules.Yield(desired, previous, live)); diff != "" {
 				t.Errorf("yield (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(with(tt.whole), WithoutInjectedCABundles(desired)); diff != "" {
+				t.Errorf("applied whole (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(with(tt.desired), desired); diff != "" {
+				t.Errorf("the rendering was changed (-want +got):\n%s", diff)
 			}
 		})
 	}

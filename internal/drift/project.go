@@ -77,6 +77,24 @@ func (r Rules) Yield(desired, previous, live map[string]any) map[string]any {
 	return out
 }
 
+// WithoutInjectedCABundles returns obj without the caBundle fields it leaves empty
+// (injectedCABundles), for a definition applied whole, as crds/ definitions are under
+// create_replace: left out of a server-side apply, what a controller injected there stays,
+// where the chart's "" would clear it. obj is returned as it is when it has none, else a copy.
+func WithoutInjectedCABundles(obj map[string]any) map[string]any {
+	injected := injectedCABundles(obj)
+	if len(injected) == 0 {
+		return obj
+	}
+	out, _ := manifest.DeepCopy(obj).(map[string]any)
+	for _, pointer := range injected {
+		if tokens, err := pointerTokens(pointer); err == nil {
+			removePath(out, tokens)
+		}
+	}
+	return out
+}
+
 // changedAt reports whether desired holds at path (map keys and indexes into desired's
 // lists) what previous does not mean, or previous nothing there. Items of lists of named
 // objects are matched by name, as [Rules.Project] matches them with live.

@@ -1,7 +1,10 @@
 package provider
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -16,10 +19,13 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chartserver"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/testcluster"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/testing/testca"
 )
 
 // fixtureGizmoGroup is the API group of the Gizmo kind in the operator and app fixture charts.
@@ -301,4 +307,108 @@ func TestAccRelease_crdPolicyReplacesDefinitions(t *testing.T) {
 			},
 		},
 	})
+}
+
+// Under create_replace the definitions of crds/ are applied whole before every upgrade; a
+// conversion webhook's caBundle left empty there is still the injector's: what it wrote stays
+// through an upgrade, and no plan shows it.
+func TestAccRelease_crdPolicyLeavesAnInjectedConversionCABundle(t *testing.T) {
+	e := testAccRelease(t)
+	g := writeGizmoCharts(t)
+	definition := gizmoDefinition("v1", "v2") + `  conversion:
+    strategy: Webhook
+    webhook:
+      conversionReviewVersions: [v1]
+      clientConfig:
+        caBundle: ""
+        service: {name: operator-webhook, namespace: default, path: /convert}
+`
+	operator := g.writeChart(t, "operator", map[string]string{"crds/gizmos.yaml": definition})
+	config := func(mode string) string {
+		return fmt.Sprintf(`
+resource "gitlabk8s_release" "operator" {
+  name       = "operator"
+  namespace  = %q
+  chart      = %q
+  crd_policy = "create_replace"
+  set        = { mode = %q }
+}
+`, e.namespace, operator, mode)
+	}
+	// The API server parses a definition's caBundle, so the injected one is a real CA's.
+	ca, err := testca.New("operator-webhook")
+	if err != nil {
+		t.Fatal(err)
+	}
+	caBundle := ca.CertPEM
+	testAccResourceTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: config("watch"), Check: g.conversionCABundleIs(nil)},
+			{
+				PreConfig:        func() { g.injectConversionCABundle(t, caBundle) },
+				Config:           config("watch"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+			{
+				Config: config("serve"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{expectManifestChanges("gitlabk8s_release.operator", map[string]*manifestLines{
+						"ConfigMap/operator-operator": {removed: []string{"mode: watch"}, added: []string{"mode: serve"}},
+					})},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: g.conversionCABundleIs(caBundle),
+			},
+		},
+	})
+}
+
+// injectConversionCABundle writes caBundle into the conversion webhook of the test's Gizmo
+// definition as cert-manager's CA injector does: an update as its field manager.
+func (g *gizmoCharts) injectConversionCABundle(t *testing.T, caBundle []byte) {
+	t.Helper()
+	ctx := context.Background()
+	path := "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gizmos." + g.group
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		var crd map[string]any
+		body, err := g.kube.RESTClient().Get().AbsPath(path).DoRaw(ctx)
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(body, &crd); err != nil {
+			return err
+		}
+		if err := unstructured.SetNestedField(crd, base64.StdEncoding.EncodeToString(caBundle), "spec", "conversion", "webhook", "clientConfig", "caBundle"); err != nil {
+			return err
+		}
+		updated, err := json.Marshal(crd)
+		if err != nil {
+			return err
+		}
+		return g.kube.RESTClient().Put().AbsPath(path).Param("fieldManager", "cert-manager-cainjector").Body(updated).Do(ctx).Error()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// conversionCABundleIs checks the caBundle of the conversion webhook of the test's Gizmo
+// definition.
+func (g *gizmoCharts) conversionCABundleIs(want []byte) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		body, err := g.kube.RESTClient().Get().AbsPath("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gizmos." + g.group).DoRaw(context.Background())
+		if err != nil {
+			return err
+		}
+		var crd map[string]any
+		if err := json.Unmarshal(body, &crd); err != nil {
+			return err
+		}
+		encoded, _, _ := unstructured.NestedString(crd, "spec", "conversion", "webhook", "clientConfig", "caBundle")
+		if got, _ := base64.StdEncoding.DecodeString(encoded); !bytes.Equal(got, want) {
+			return fmt.Errorf("the definition's conversion caBundle is %q, want %q", got, want)
+		}
+		return nil
+	}
 }

@@ -217,7 +217,7 @@ func (r *Request) prepareCluster(ctx context.Context, rendered *Rendering, creat
 	if crds := rendered.Rendered.CRDs; r.ReplaceDefinitions && len(crds) > 0 {
 		names := make([]string, 0, len(crds))
 		for _, crd := range crds {
-			if err := w.ApplyDefinition(ctx, crd); err != nil {
+			if err := w.ApplyDefinition(ctx, drift.WithoutInjectedCABundles(crd)); err != nil {
 				return nil, &ApplyError{Step: StepReplaceDefinition, Err: err}
 			}
 			names = append(names, DefinitionName(manifest.Key(crd, "")))
