@@ -102,9 +102,16 @@ func addFindingDiagnostic(m *releaseModel, f validate.Finding, target validate.V
 					"schema, or use a provider built for Kubernetes %s.", m.releaseID(), object, schemaName(f.Schema), fields, target, target)))
 			return
 		}
+		advice := "Fix the template or the values that produce these fields."
+		if slices.ContainsFunc(f.Fields, func(fe validate.FieldError) bool { return fe.Null }) {
+			advice += " A field that is \"null\" is a key the template writes with nothing after it (`initdb:`), where the schema " +
+				"wants a value. Helm 4 applies server-side, and the API server refuses a null there; Helm 3 created the object and " +
+				"the API server dropped the key. Give the chart a value for it, or take the key out with patches (a JSON 6902 " +
+				"\"remove\", or a \"replace\" with {})."
+		}
 		diags.Append(d.AttributeError(at, "Invalid Object Fields", fmt.Sprintf(
-			"Release %s: %s has fields that %s does not accept, so the API server would refuse it or drop them:\n%s\n\n"+
-				"Fix the template or the values that produce these fields.", m.releaseID(), object, schemaName(f.Schema), fields)))
+			"Release %s: %s has fields that %s does not accept, so the API server would refuse it or drop them:\n%s\n\n%s",
+			m.releaseID(), object, schemaName(f.Schema), fields, advice)))
 	}
 }
 

@@ -62,6 +62,26 @@ func TestRelease_checksWithoutCluster(t *testing.T) {
 				ExpectError: wrappedPattern(`(?s)Invalid Object Fields.*Gadget.checks.gitlabk8s.io/checks.*\.metadata\.lables: field not declared in schema`),
 			},
 			{
+				// A key the template leaves empty is a null, which a server-side apply refuses:
+				// the diagnostic says so and names the ways out.
+				Config:   offlineProvider("v1.30.4") + checksRelease(ns, `"gadget" = "true", "gadgetEmptyKey" = "true"`),
+				PlanOnly: true,
+				ExpectError: wrappedPattern(`(?s)Invalid Object Fields.*Gadget.checks.gitlabk8s.io/checks.*\.spec\.tuning: Invalid value: "null".*` +
+					`A field that is "null" is a key the template writes with nothing after it.*take the key out with patches`),
+			},
+			{
+				// Given a value, the key is an object and the Gadget passes.
+				Config:             offlineProvider("v1.30.4") + checksRelease(ns, `"gadget" = "true", "gadgetEmptyKey" = "true", "gadgetTuning.level" = "2"`),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				// Another field's mistake does not get the null's advice.
+				Config:      offlineProvider("v1.30.4") + checksRelease(ns, `"gadget" = "true", "gadgetSizeAsText" = "true"`),
+				PlanOnly:    true,
+				ExpectError: wrappedPattern(`(?s)Fix the template or the values that produce these fields\.\s*$`),
+			},
+			{
 				// plan_checks = "none" is the way out for a chart the checks wrongly refuse.
 				Config: strings.Replace(offlineProvider("v1.30.4")+checksRelease(ns, `"misspelledField" = "true"`),
 					"  set ", "  plan_checks = \"none\"\n  set ", 1),

@@ -156,7 +156,9 @@ func fieldErrorOf(e *field.Error) FieldError {
 	if path != "" && !strings.HasPrefix(path, ".") && !strings.HasPrefix(path, "[") {
 		path = "." + path
 	}
-	return FieldError{Path: path, Message: e.ErrorBody()}
+	// The schema validator words a null where a type is wanted as `must be of type object: "null"`.
+	null := (e.Type == field.ErrorTypeTypeInvalid || e.Type == field.ErrorTypeInvalid) && strings.HasSuffix(e.Detail, `: "null"`)
+	return FieldError{Path: path, Message: e.ErrorBody(), Null: null}
 }
 
 func stringField(obj map[string]any, name string) string {

@@ -78,6 +78,9 @@ type FieldError struct {
 	Path string
 	// Message says what is wrong, e.g. "field not declared in schema".
 	Message string
+	// Null is set when what is wrong is a null where the schema wants a value: a key the
+	// template leaves empty. A server-side apply refuses it; a create drops it.
+	Null bool
 }
 
 // IsError reports whether the finding would make the apply fail; otherwise it is a warning.

@@ -124,7 +124,8 @@ func TestCheck_customResourcesAgainstTheirCRD(t *testing.T) {
 		// fieldValidation=Strict and dryRun=All refuses or accepts each the same way.
 		{"required and defaulted", "spec: {size: 3}", nil},
 		{"null replaced by its default", "spec: {size: 3, mode: null}", nil},
-		{"null without a default", "spec: {size: 3, note: null}", []string{`.spec.note: Invalid value: "null": spec.note in body must be of type string: "null"`}},
+		{"null without a default", "spec: {size: 3, note: null}", []string{`.spec.note: Invalid value: "null": spec.note in body must be of type string: "null" (a null)`}},
+		{"the string null where a number is wanted", `spec: {size: "null"}`, []string{`.spec.size: Invalid value: "string": spec.size in body must be of type integer: "string"`}},
 		{"duplicate key of a map list", "spec: {size: 3, ports: [{name: a, port: 1}, {name: a, port: 2}]}", []string{`.spec.ports[1]: Duplicate value: {"name":"a"}`}},
 		{"unknown metadata field", "spec: {size: 3}\nmetadata: {name: w, lables: {a: b}}", []string{".metadata.lables: field not declared in schema"}},
 		{"annotation not a string", "spec: {size: 3}\nmetadata: {name: w, annotations: {x: 1}}", []string{".metadata: json: cannot unmarshal number into Go struct field ObjectMeta.annotations of type string"}},
@@ -145,7 +146,11 @@ func TestCheck_customResourcesAgainstTheirCRD(t *testing.T) {
 					t.Errorf("unexpected finding %+v", f)
 				}
 				for _, fe := range f.Fields {
-					got = append(got, fe.Path+": "+fe.Message)
+					line := fe.Path + ": " + fe.Message
+					if fe.Null {
+						line += " (a null)"
+					}
+					got = append(got, line)
 				}
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
