@@ -378,6 +378,14 @@ func (r *Redactor) redactValue(value any) any {
 	return value
 }
 
+// WithSecretsOf returns a Redactor that also hides the values of the v1 Secrets among objs,
+// as [Redactor.Manifests] hides those of the objects it renders: for objects shown apart
+// from the ones rendered, such as a release's hooks, which a refresh takes as Helm recorded
+// them. It returns r when they add nothing.
+func (r *Redactor) WithSecretsOf(objs []Object) *Redactor {
+	return r.withValues(harvestSecretValues(objs))
+}
+
 // withValues returns a Redactor that also hides extra, or r when extra adds
 // nothing.
 func (r *Redactor) withValues(extra []string) *Redactor {

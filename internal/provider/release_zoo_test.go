@@ -59,6 +59,25 @@ var (
 	mutatingWebhookConfigurations = schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "mutatingwebhookconfigurations"}
 )
 
+// zooWebhook is the life of zoo-webhook, called name (the fixture's when empty), with set.
+func zooWebhook(name string, set map[string]string) zooChart {
+	return zooChart{
+		fixture: "zoo-webhook",
+		name:    name,
+		set:     set,
+		shown:   [2]string{"Service/zoo-webhook", "targetPort: 8443"},
+		change:  [2]string{"message", "changed"},
+		changes: map[string]*manifestLines{
+			"ConfigMap/zoo-config": {removed: []string{"message: hello"}, added: []string{"message: changed"}},
+		},
+		clusterScoped: []schema.GroupVersionResource{webhookConfigurations},
+		drawn: map[string][]string{
+			"configmaps/zoo-config":   {".data.installation"},
+			"secrets/zoo-webhook-tls": {".data.tls\\.crt", ".data.tls\\.key", ".data.ca\\.crt"},
+		},
+	}
+}
+
 // zooPasswordsDrawn are the passwords zoo-passwords draws.
 var zooPasswordsDrawn = map[string][]string{
 	"secrets/zoo-db":    {".data.password", ".data.replication-password"},
@@ -107,21 +126,12 @@ var zooCharts = []zooChart{
 		kept:  []string{"persistentvolumeclaims/data-zoo-0"},
 		drawn: zooPasswordsDrawn,
 	},
-	{
-		// A webhook whose certificate the chart generates (genCA, genSignedCert), a hook Job
-		// that patches its caBundle, and an installation id from uuidv4.
-		fixture: "zoo-webhook",
-		shown:   [2]string{"Service/zoo-webhook", "targetPort: 8443"},
-		change:  [2]string{"message", "changed"},
-		changes: map[string]*manifestLines{
-			"ConfigMap/zoo-config": {removed: []string{"message: hello"}, added: []string{"message: changed"}},
-		},
-		clusterScoped: []schema.GroupVersionResource{webhookConfigurations},
-		drawn: map[string][]string{
-			"configmaps/zoo-config":   {".data.installation"},
-			"secrets/zoo-webhook-tls": {".data.tls\\.crt", ".data.tls\\.key", ".data.ca\\.crt"},
-		},
-	},
+	// A webhook whose certificate the chart generates (genCA, genSignedCert), a hook Job that
+	// patches its caBundle, and an installation id from uuidv4.
+	zooWebhook("", nil),
+	// The same with the certificate's Secret a hook: the webhook's caBundle, its CA, is hidden
+	// in the refreshed manifests as in the plan's.
+	zooWebhook("zoo-webhook-cert-as-hook", map[string]string{"certAsHook": "true"}),
 	{
 		// A webhook whose caBundle the chart leaves for its server to write at run time.
 		fixture: "zoo-injected-ca",

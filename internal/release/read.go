@@ -143,6 +143,10 @@ func (r *Request) liveManifests(ctx context.Context, last *helmv1.Release, recor
 	if redactor == nil {
 		redactor = r.liveRedactor(desired, recorded, rec)
 	}
+	// The plan hides the values of the chart's hook Secrets wherever they occur, as it hides
+	// those of its other Secrets (a webhook's caBundle that is also a hook Secret's ca.crt):
+	// the live objects are shown the same way, or each plan would show them as changed.
+	redactor = redactor.WithSecretsOf(recordedHooks(last))
 	if keep {
 		r.setRedactor(redactor)
 	}
@@ -218,6 +222,21 @@ func (r *Request) liveRedactor(desired []manifest.Object, recorded *Recorded, re
 		return plain
 	}
 	return manifest.NewRedactor(sensitive, rec.Key, derived)
+}
+
+// recordedHooks returns the hook objects Helm recorded for rel; a hook whose manifest does
+// not parse is left out.
+func recordedHooks(rel *helmv1.Release) []manifest.Object {
+	var out []manifest.Object
+	for _, h := range rel.Hooks {
+		if h == nil {
+			continue
+		}
+		if objs, err := manifest.SplitDocuments(h.Manifest); err == nil {
+			out = append(out, objs...)
+		}
+	}
+	return out
 }
 
 // recordedHooksAndCRDs returns the manifests of the release's hooks and of its chart's CRDs as
