@@ -308,3 +308,39 @@ func TestRenderStable_aChartThatDrawsNothingRendersAlikeWithAnySeed(t *testing.T
 		t.Errorf("%d fixtures tried, want at least 10", tried)
 	}
 }
+
+// A template that renders more than two objects of one kind, each holding what one call drew
+// in its own field (opentelemetry-operator's webhook template: a Secret, two webhook
+// configurations and four definitions, one with the CA): every one is found at its own place
+// in what was applied, and a plan with nothing changed keeps all of them.
+func TestRenderStable_manyObjectsOfOneKindInOneTemplateKeepTheirValues(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"Chart.yaml": "apiVersion: v2\nname: many\nversion: 0.1.0\n",
+		"templates/many.yaml": `{{- $ca := genCA "many-ca" 365 }}
+{{- range $i := until 4 }}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: bundle-{{ $i }}
+data:
+  ca-{{ $i }}.crt: {{ $ca.Cert | b64enc }}
+{{- end }}
+`,
+	}
+	writeTree(t, dir, files)
+	l, err := Load(context.Background(), Source{Chart: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := &drawnRelease{t: t, l: l, cluster: newFakeCluster()}
+	installed := release.apply(nil)
+	again := release.plan(nil)
+	if len(again.Generated) > 0 {
+		t.Errorf("a plan with nothing changed draws %v anew", objectNames(again.Generated))
+	}
+	if !reflect.DeepEqual(objectsByName(again), objectsByName(installed)) {
+		t.Errorf("a plan with nothing changed renders other objects than were applied:\n%s\nvs\n%s", again.Manifest, installed.Manifest)
+	}
+}

@@ -122,6 +122,13 @@ func writeUmbrella(t *testing.T, dependencies, lock string) string {
 	if lock != "" {
 		files["app/Chart.lock"] = lock
 	}
+	writeTree(t, root, files)
+	return filepath.Join(root, "app")
+}
+
+// writeTree writes files, by path under root, making their directories.
+func writeTree(t *testing.T, root string, files map[string]string) {
+	t.Helper()
 	for name, content := range files {
 		path := filepath.Join(root, name)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -131,7 +138,6 @@ func writeUmbrella(t *testing.T, dependencies, lock string) string {
 			t.Fatal(err)
 		}
 	}
-	return filepath.Join(root, "app")
 }
 
 func dependencyVersions(l *Loaded) []string {

@@ -177,9 +177,10 @@ type placer map[documentPlace]int
 
 func (p placer) place(source string, obj manifest.Object) documentPlace {
 	kind, _ := obj["kind"].(string)
-	place := documentPlace{source: source, kind: kind, hook: isHookObject(obj)}
-	place.n = p[place]
-	p[place]++
+	counted := documentPlace{source: source, kind: kind, hook: isHookObject(obj)}
+	place := counted
+	place.n = p[counted]
+	p[counted]++
 	return place
 }
 
