@@ -33,12 +33,13 @@ func ValidateReleaseName(name string) error {
 // hooks) keyed as package manifest documents ("<Kind>[.<group>]/[<namespace>/]<name>", the
 // namespace only when it is not namespace), normalized and redacted by redactor: Secret data
 // and stringData become markers, and every value redactor knows to be sensitive is hidden
-// wherever it lands. Hooks keep their helm.sh/hook annotations, so a reader tells them apart.
+// wherever it lands, those of the Secrets among r's test hooks too. Hooks keep their
+// helm.sh/hook annotations, so a reader tells them apart.
 //
 // isNamespaced says whether a kind is namespaced (from the cluster's discovery); nil means
 // manifest.BuiltinIsNamespaced.
 func RedactedManifests(r *Rendered, namespace string, redactor *manifest.Redactor, isNamespaced func(apiVersion, kind string) bool) (map[string]string, error) {
-	manifests, err := redactor.Manifests(r.allObjects(), namespace, isNamespaced)
+	manifests, err := redactor.WithSecretsOf(r.TestHooks).Manifests(r.allObjects(), namespace, isNamespaced)
 	if err != nil {
 		return nil, fmt.Errorf("manifests: %w", err)
 	}

@@ -1,6 +1,7 @@
 package chart
 
 import (
+	"context"
 	"encoding/base64"
 	"reflect"
 	"strings"
@@ -139,5 +140,51 @@ func TestValidateReleaseName(t *testing.T) {
 		case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
 			t.Errorf("ValidateReleaseName(%q) = %v, want an error containing %q", tt.name, err, tt.wantErr)
 		}
+	}
+}
+
+// A test hook's Secret is neither shown nor applied, but its values are hidden wherever the
+// chart also writes them, as a refresh hides them in what it reads back (every hook Helm
+// recorded, test hooks too): the two sides show the same text.
+func TestManifests_testHookSecretValuesNeverShow(t *testing.T) {
+	const token = "t0ken-of-the-test-hook"
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"Chart.yaml":  "apiVersion: v2\nname: tested\nversion: 0.1.0\n",
+		"values.yaml": "token: " + token + "\n",
+		"templates/configmap.yaml": `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: client
+data:
+  token: {{ .Values.token }}
+`,
+		"templates/tests/secret.yaml": `apiVersion: v1
+kind: Secret
+metadata:
+  name: test-credentials
+  annotations:
+    helm.sh/hook: test
+stringData:
+  token: {{ .Values.token }}
+`,
+	})
+	l, err := Load(context.Background(), Source{Chart: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rendered := render(t, l, Values{}, RenderOptions{})
+	if len(rendered.TestHooks) != 1 || len(rendered.Hooks) != 0 {
+		t.Fatalf("hooks %d, test hooks %d; want 0 and 1", len(rendered.Hooks), len(rendered.TestHooks))
+	}
+	manifests, err := keyedManifests(rendered, "review-x", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"ConfigMap/client"}; !reflect.DeepEqual(keysOf(manifests), want) {
+		t.Errorf("keys = %v, want %v", keysOf(manifests), want)
+	}
+	if strings.Contains(manifests["ConfigMap/client"], token) {
+		t.Errorf("the test hook Secret's value shows in the ConfigMap:\n%s", manifests["ConfigMap/client"])
 	}
 }

@@ -186,7 +186,7 @@ func (out *RedactedRendering) PostRenderedManifests(objs []manifest.Object, red 
 			hooks = append(hooks, obj)
 		}
 	}
-	streamed := &Rendered{Objects: objects, Hooks: hooks, CRDs: out.Rendered.CRDs}
+	streamed := &Rendered{Objects: objects, Hooks: hooks, TestHooks: out.Rendered.TestHooks, CRDs: out.Rendered.CRDs}
 	if len(objects) == 0 {
 		streamed.Objects = out.Rendered.Objects
 	}

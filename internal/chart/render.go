@@ -62,6 +62,10 @@ type Rendered struct {
 	// Hooks are the hook objects (helm.sh/hook annotation), in Helm's kind
 	// order; Helm runs them by event and weight.
 	Hooks []manifest.Object
+	// TestHooks are the objects of the test hooks, which install and upgrade do not run: a
+	// plan neither shows nor applies them, but hides the values of their Secrets wherever
+	// they occur, as it hides those of the other Secrets.
+	TestHooks []manifest.Object
 	// CRDs are the objects in the crds/ directories of the chart and its
 	// subcharts, which Helm creates before anything else on install.
 	CRDs []manifest.Object
@@ -223,16 +227,8 @@ func fromFiles(ch *helmchart.Chart, files map[string]string) (*Rendered, error) 
 	}
 	out.Manifest = text.String()
 
-	for _, h := range hooks {
-		if IsTestHook(h) {
-			continue
-		}
-		objs, err := manifest.SplitDocuments(h.Manifest)
-		if err != nil {
-			return nil, fmt.Errorf("render chart %s: hook %s: %w", name, h.Path, err)
-		}
-		out.Hooks = append(out.Hooks, objs...)
-		out.HookSources = appendSource(out.HookSources, h.Path, len(objs))
+	if err := out.AddHooks(hooks); err != nil {
+		return nil, fmt.Errorf("render chart %s: %w", name, err)
 	}
 
 	for _, crd := range ch.CRDObjects() {
@@ -247,6 +243,27 @@ func fromFiles(ch *helmchart.Chart, files map[string]string) (*Rendered, error) 
 }
 
 // appendSource appends file n times, once for each object it held.
+// AddHooks parses the manifests of hooks into r: those Helm runs on install and upgrade into
+// Hooks and HookSources, those of test hooks into TestHooks.
+func (r *Rendered) AddHooks(hooks []*release.Hook) error {
+	for _, h := range hooks {
+		if h == nil {
+			continue
+		}
+		objs, err := manifest.SplitDocuments(h.Manifest)
+		if err != nil {
+			return fmt.Errorf("hook %s: %w", h.Path, err)
+		}
+		if IsTestHook(h) {
+			r.TestHooks = append(r.TestHooks, objs...)
+			continue
+		}
+		r.Hooks = append(r.Hooks, objs...)
+		r.HookSources = appendSource(r.HookSources, h.Path, len(objs))
+	}
+	return nil
+}
+
 func appendSource(sources []string, file string, n int) []string {
 	for range n {
 		sources = append(sources, file)

@@ -146,7 +146,11 @@ func (r *Request) liveManifests(ctx context.Context, last *helmv1.Release, recor
 	// The plan hides the values of the chart's hook Secrets wherever they occur, as it hides
 	// those of its other Secrets (a webhook's caBundle that is also a hook Secret's ca.crt):
 	// the live objects are shown the same way, or each plan would show them as changed.
-	redactor = redactor.WithSecretsOf(recordedHooks(last))
+	var hooks chart.Rendered
+	if err := hooks.AddHooks(last.Hooks); err != nil {
+		return nil, failed(ReadManifests, err)
+	}
+	redactor = redactor.WithSecretsOf(slices.Concat(hooks.Hooks, hooks.TestHooks))
 	if keep {
 		r.setRedactor(redactor)
 	}
@@ -224,21 +228,6 @@ func (r *Request) liveRedactor(desired []manifest.Object, recorded *Recorded, re
 	return manifest.NewRedactor(sensitive, rec.Key, derived)
 }
 
-// recordedHooks returns the hook objects Helm recorded for rel; a hook whose manifest does
-// not parse is left out.
-func recordedHooks(rel *helmv1.Release) []manifest.Object {
-	var out []manifest.Object
-	for _, h := range rel.Hooks {
-		if h == nil {
-			continue
-		}
-		if objs, err := manifest.SplitDocuments(h.Manifest); err == nil {
-			out = append(out, objs...)
-		}
-	}
-	return out
-}
-
 // recordedHooksAndCRDs returns the manifests of the release's hooks and of its chart's CRDs as
 // Helm recorded them for the release's last revision.
 func recordedHooksAndCRDs(rel *helmv1.Release, namespace string, redactor *manifest.Redactor, isNamespaced func(apiVersion, kind string) bool) (map[string]string, error) {
@@ -249,19 +238,12 @@ func recordedHooksAndCRDs(rel *helmv1.Release, namespace string, redactor *manif
 	return chart.RedactedManifests(recorded, namespace, redactor, isNamespaced)
 }
 
-// recordedExtras returns the release's hooks (but test hooks) and its chart's CRDs as Helm
+// recordedExtras returns the release's hooks (test hooks apart) and its chart's CRDs as Helm
 // recorded them for the release's last revision.
 func recordedExtras(rel *helmv1.Release) (*chart.Rendered, error) {
 	var recorded chart.Rendered
-	for _, h := range rel.Hooks {
-		if chart.IsTestHook(h) {
-			continue // plans never show them: install and upgrade do not run them
-		}
-		objs, err := manifest.SplitDocuments(h.Manifest)
-		if err != nil {
-			return nil, fmt.Errorf("hook %s: %w", h.Path, err)
-		}
-		recorded.Hooks = append(recorded.Hooks, objs...)
+	if err := recorded.AddHooks(rel.Hooks); err != nil {
+		return nil, err
 	}
 	if rel.Chart != nil {
 		for _, crd := range rel.Chart.CRDObjects() {
