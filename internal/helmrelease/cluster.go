@@ -132,7 +132,12 @@ func (c *Client) StoredVersions(ctx context.Context, name string) ([]string, boo
 	return kube.StoredVersions(live), true, nil
 }
 
-// NamespaceLabels returns the labels of namespace name, and whether it exists.
+// ErrNamespaceTerminating is NamespaceLabels' answer for a namespace being deleted: the API
+// server takes no new object into it until it is gone and created again.
+var ErrNamespaceTerminating = errors.New("the namespace is being deleted")
+
+// NamespaceLabels returns the labels of namespace name, and whether it exists. For a namespace
+// being deleted it returns ErrNamespaceTerminating as well.
 func (c *Client) NamespaceLabels(ctx context.Context, name string) (map[string]string, bool, error) {
 	ns, err := c.clients.GetNamespace(ctx, name)
 	switch {
@@ -140,6 +145,8 @@ func (c *Client) NamespaceLabels(ctx context.Context, name string) (map[string]s
 		return nil, false, nil
 	case err != nil:
 		return nil, false, err
+	case ns.DeletionTimestamp != nil:
+		return ns.Labels, true, ErrNamespaceTerminating
 	}
 	return ns.Labels, true, nil
 }

@@ -11,7 +11,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 )
@@ -55,9 +57,35 @@ type NamespaceStuckError struct {
 	// "NamespaceContentRemaining: Some resources are remaining: ...", and
 	// the finalizers it still carries.
 	Blockers []string
-	// Err is why the wait ended, usually context.DeadlineExceeded.
+	// Unavailable are the aggregated APIs that did not answer when the namespace said that
+	// discovery failed: while one does not, the namespace controller deletes the content of no
+	// namespace.
+	Unavailable []UnavailableAPIService
+	// Err is why the wait ended: context.DeadlineExceeded, or ErrDiscoveryBlocked.
 	Err error
 }
+
+// UnavailableAPIService is an APIService whose Available condition is not true.
+type UnavailableAPIService struct {
+	// Name is the APIService's name, as v1beta1.external.metrics.k8s.io.
+	Name string
+	// Service is the namespace and name of the Service it sends requests to, as
+	// "keda/keda-operator-metrics-apiserver"; empty when it names none.
+	Service string
+	// Reason and Message are those of its Available condition.
+	Reason, Message string
+}
+
+// DiscoveryFailureGrace is how long a terminating namespace may report that discovery failed
+// before the wait for its deletion ends: the namespace controller lists every kind the cluster
+// serves before it deletes a namespace's content, and an aggregated API whose server is gone
+// (a metrics adapter uninstalled or crashing) keeps every namespace of the cluster from going,
+// however long one waits.
+const DiscoveryFailureGrace = time.Minute
+
+// ErrDiscoveryBlocked ends a wait for a namespace's deletion that reported for
+// DiscoveryFailureGrace that discovery failed.
+var ErrDiscoveryBlocked = errors.New("the namespace controller cannot discover every API group, so it deletes nothing")
 
 func (e *NamespaceStuckError) Error() string {
 	blockers := "the namespace reports no reason"
@@ -119,8 +147,20 @@ const stuckReportTimeout = 10 * time.Second
 // gone (a new namespace of the same name does not count), watching it rather
 // than polling. When ctx ends first, it returns a *NamespaceStuckError naming
 // what blocks the namespace.
+//
+// A namespace that reports for DiscoveryFailureGrace that discovery failed ends the wait early,
+// with ErrDiscoveryBlocked and the APIServices that do not answer: nothing changes until someone
+// mends or removes them.
 func (c *Clients) WaitForNamespaceDeletion(ctx context.Context, name string, uid types.UID) error {
+	return c.waitForNamespaceDeletion(ctx, name, uid, DiscoveryFailureGrace)
+}
+
+func (c *Clients) waitForNamespaceDeletion(ctx context.Context, name string, uid types.UID, grace time.Duration) error {
 	start := time.Now()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	blocked := &discoveryBlock{grace: grace, cancel: cancel}
+	defer blocked.stop()
 	namespaces := c.Kubernetes.CoreV1().Namespaces()
 	for {
 		list, err := namespaces.List(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", name).String()})
@@ -133,6 +173,11 @@ func (c *Clients) WaitForNamespaceDeletion(ctx context.Context, name string, uid
 		if !containsUID(list.Items, uid) {
 			return nil
 		}
+		for i := range list.Items {
+			if list.Items[i].UID == uid {
+				blocked.observe(&list.Items[i])
+			}
+		}
 		w, err := namespaces.Watch(ctx, metav1.ListOptions{
 			FieldSelector:   fields.OneTermEqualSelector("metadata.name", name).String(),
 			ResourceVersion: list.ResourceVersion,
@@ -143,7 +188,7 @@ func (c *Clients) WaitForNamespaceDeletion(ctx context.Context, name string, uid
 			}
 			return fmt.Errorf("wait for namespace %s to be deleted: %w", name, refusalOf(err, "watch", "", "namespaces", "", name))
 		}
-		gone, err := namespaceDeleted(ctx, w, uid)
+		gone, err := namespaceDeleted(ctx, w, uid, blocked.observe)
 		w.Stop()
 		switch {
 		case gone:
@@ -157,9 +202,45 @@ func (c *Clients) WaitForNamespaceDeletion(ctx context.Context, name string, uid
 	}
 }
 
+// discoveryBlock ends a wait, through cancel, once the namespace has reported for grace that
+// discovery failed.
+type discoveryBlock struct {
+	grace  time.Duration
+	cancel context.CancelCauseFunc
+	timer  *time.Timer
+}
+
+// observe reads the namespace's conditions as the wait sees it change.
+func (b *discoveryBlock) observe(ns *corev1.Namespace) {
+	switch failed := discoveryFailed(ns); {
+	case failed && b.timer == nil:
+		b.timer = time.AfterFunc(b.grace, func() { b.cancel(ErrDiscoveryBlocked) })
+	case !failed && b.timer != nil:
+		b.stop()
+	}
+}
+
+func (b *discoveryBlock) stop() {
+	if b.timer != nil {
+		b.timer.Stop()
+		b.timer = nil
+	}
+}
+
+// discoveryFailed reports whether the namespace controller says it could not discover every
+// API group for ns.
+func discoveryFailed(ns *corev1.Namespace) bool {
+	for _, cond := range ns.Status.Conditions {
+		if cond.Type == corev1.NamespaceDeletionDiscoveryFailure && cond.Status == corev1.ConditionTrue {
+			return true
+		}
+	}
+	return false
+}
+
 // namespaceDeleted reads events until the namespace with uid is deleted, the
-// watch closes or ctx ends.
-func namespaceDeleted(ctx context.Context, w watch.Interface, uid types.UID) (bool, error) {
+// watch closes or ctx ends; observe sees each change of the namespace.
+func namespaceDeleted(ctx context.Context, w watch.Interface, uid types.UID, observe func(*corev1.Namespace)) (bool, error) {
 	for {
 		select {
 		case <-ctx.Done():
@@ -172,6 +253,10 @@ func namespaceDeleted(ctx context.Context, w watch.Interface, uid types.UID) (bo
 			case watch.Deleted:
 				if ns, isNamespace := event.Object.(*corev1.Namespace); isNamespace && ns.UID == uid {
 					return true, nil
+				}
+			case watch.Added, watch.Modified:
+				if ns, isNamespace := event.Object.(*corev1.Namespace); isNamespace && ns.UID == uid {
+					observe(ns)
 				}
 			case watch.Error:
 				// An expired resource version and similar: list and watch again.
@@ -191,7 +276,7 @@ func containsUID(items []corev1.Namespace, uid types.UID) bool {
 }
 
 func (c *Clients) namespaceStuck(ctx context.Context, name string, uid types.UID, start time.Time) error {
-	stuck := &NamespaceStuckError{Name: name, Waited: time.Since(start), Err: ctx.Err()}
+	stuck := &NamespaceStuckError{Name: name, Waited: time.Since(start), Err: context.Cause(ctx)}
 	readCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stuckReportTimeout)
 	defer cancel()
 	ns, err := c.Kubernetes.CoreV1().Namespaces().Get(readCtx, name, metav1.GetOptions{})
@@ -203,6 +288,46 @@ func (c *Clients) namespaceStuck(ctx context.Context, name string, uid types.UID
 		stuck.Err = errors.Join(stuck.Err, fmt.Errorf("read the namespace's conditions: %w", err))
 	default:
 		stuck.Blockers = NamespaceBlockers(ns)
+		if discoveryFailed(ns) {
+			unavailable, err := c.unavailableAPIServices(readCtx)
+			if err != nil {
+				stuck.Err = errors.Join(stuck.Err, err)
+			}
+			stuck.Unavailable = unavailable
+		}
 	}
 	return stuck
+}
+
+var apiServices = schema.GroupVersionResource{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices"}
+
+// unavailableAPIServices lists the APIServices whose Available condition is not true, by name.
+func (c *Clients) unavailableAPIServices(ctx context.Context) ([]UnavailableAPIService, error) {
+	if c.Dynamic == nil {
+		return nil, nil
+	}
+	list, err := c.Dynamic.Resource(apiServices).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("list the cluster's APIServices: %w", refusalOf(err, "list", apiServices.Group, apiServices.Resource, "", ""))
+	}
+	var out []UnavailableAPIService
+	for _, item := range list.Items {
+		conditions, _, _ := unstructured.NestedSlice(item.Object, "status", "conditions")
+		for _, c := range conditions {
+			cond, _ := c.(map[string]any)
+			if cond["type"] != "Available" || cond["status"] == "True" {
+				continue
+			}
+			u := UnavailableAPIService{Name: item.GetName()}
+			u.Reason, _ = cond["reason"].(string)
+			u.Message, _ = cond["message"].(string)
+			if svcName, _, _ := unstructured.NestedString(item.Object, "spec", "service", "name"); svcName != "" {
+				svcNamespace, _, _ := unstructured.NestedString(item.Object, "spec", "service", "namespace")
+				u.Service = svcNamespace + "/" + svcName
+			}
+			out = append(out, u)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
 }

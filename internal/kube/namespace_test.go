@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -10,8 +11,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 )
@@ -118,5 +121,104 @@ func TestDeleteNamespace_goneIsNotAnError(t *testing.T) {
 	c := &Clients{Kubernetes: fake.NewClientset()}
 	if err := c.DeleteNamespace(context.Background(), "review-x", "uid-1"); err != nil {
 		t.Errorf("DeleteNamespace of a missing namespace = %v, want nil", err)
+	}
+}
+
+// discoveryFailingNamespace is a terminating namespace the namespace controller could not
+// empty because an aggregated API did not answer.
+func discoveryFailingNamespace() *corev1.Namespace {
+	ns := terminatingNamespace()
+	ns.Finalizers = nil
+	ns.Status.Conditions = []corev1.NamespaceCondition{{
+		Type: corev1.NamespaceDeletionDiscoveryFailure, Status: corev1.ConditionTrue, Reason: "DiscoveryFailed",
+		Message: "Discovery failed for some groups, 1 failing: unable to retrieve the complete list of server APIs: external.metrics.k8s.io/v1beta1: stale GroupVersion discovery: external.metrics.k8s.io/v1beta1",
+	}}
+	return ns
+}
+
+func apiService(name, service, status, reason, message string) *unstructured.Unstructured {
+	obj := map[string]any{
+		"apiVersion": "apiregistration.k8s.io/v1",
+		"kind":       "APIService",
+		"metadata":   map[string]any{"name": name},
+		"spec":       map[string]any{},
+		"status": map[string]any{"conditions": []any{
+			map[string]any{"type": "Available", "status": status, "reason": reason, "message": message},
+		}},
+	}
+	if service != "" {
+		namespace, svc, _ := strings.Cut(service, "/")
+		obj["spec"] = map[string]any{"service": map[string]any{"namespace": namespace, "name": svc}}
+	}
+	return &unstructured.Unstructured{Object: obj}
+}
+
+func clientsWithAPIServices(ns *corev1.Namespace, services ...*unstructured.Unstructured) *Clients {
+	objs := make([]runtime.Object, len(services))
+	for i, s := range services {
+		objs[i] = s
+	}
+	return &Clients{
+		Kubernetes: fake.NewClientset(ns),
+		Dynamic:    dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{apiServices: "APIServiceList"}, objs...),
+	}
+}
+
+// A namespace that keeps reporting that discovery failed ends the wait after the grace, long
+// before its timeout, naming the APIServices that do not answer and only those.
+func TestWaitForNamespaceDeletion_discoveryFailureEndsTheWaitNamingTheAPIServices(t *testing.T) {
+	ns := discoveryFailingNamespace()
+	c := clientsWithAPIServices(ns,
+		apiService("v1.apps", "", "True", "Local", "Local APIServices are always available"),
+		apiService("v1beta1.external.metrics.k8s.io", "keda/keda-operator-metrics-apiserver", "False", "MissingEndpoints",
+			"endpoints for service/keda-operator-metrics-apiserver in \"keda\" have no addresses with port name \"https\""),
+		apiService("v1beta1.metrics.k8s.io", "kube-system/metrics-server", "False", "FailedDiscoveryCheck", "failing or missing response"),
+	)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	err := c.waitForNamespaceDeletion(ctx, ns.Name, ns.UID, 200*time.Millisecond)
+	var stuck *NamespaceStuckError
+	if !errors.As(err, &stuck) {
+		t.Fatalf("wait = %v, want a *NamespaceStuckError", err)
+	}
+	if !errors.Is(err, ErrDiscoveryBlocked) || errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("error %v: want ErrDiscoveryBlocked, not the timeout", err)
+	}
+	if stuck.Waited > 20*time.Second {
+		t.Errorf("the wait lasted %s; the grace was 200ms", stuck.Waited)
+	}
+	want := []UnavailableAPIService{
+		{Name: "v1beta1.external.metrics.k8s.io", Service: "keda/keda-operator-metrics-apiserver", Reason: "MissingEndpoints",
+			Message: "endpoints for service/keda-operator-metrics-apiserver in \"keda\" have no addresses with port name \"https\""},
+		{Name: "v1beta1.metrics.k8s.io", Service: "kube-system/metrics-server", Reason: "FailedDiscoveryCheck", Message: "failing or missing response"},
+	}
+	if !reflect.DeepEqual(stuck.Unavailable, want) {
+		t.Errorf("Unavailable =\n%+v\nwant\n%+v", stuck.Unavailable, want)
+	}
+}
+
+// A discovery failure that clears within the grace (an adapter restarting) does not end the
+// wait: the namespace may still go.
+func TestWaitForNamespaceDeletion_aDiscoveryFailureThatClearsKeepsWaiting(t *testing.T) {
+	ns := discoveryFailingNamespace()
+	c := clientsWithAPIServices(ns)
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		cleared := ns.DeepCopy()
+		cleared.Status.Conditions[0].Status = corev1.ConditionFalse
+		_, _ = c.Kubernetes.CoreV1().Namespaces().UpdateStatus(context.Background(), cleared, metav1.UpdateOptions{})
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	err := c.waitForNamespaceDeletion(ctx, ns.Name, ns.UID, 700*time.Millisecond)
+	var stuck *NamespaceStuckError
+	if !errors.As(err, &stuck) {
+		t.Fatalf("wait = %v, want a *NamespaceStuckError", err)
+	}
+	if errors.Is(err, ErrDiscoveryBlocked) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("error %v: want the timeout, the discovery failure had cleared", err)
+	}
+	if len(stuck.Unavailable) != 0 {
+		t.Errorf("Unavailable = %+v, want none (the namespace no longer says discovery failed)", stuck.Unavailable)
 	}
 }

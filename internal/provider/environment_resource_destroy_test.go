@@ -13,7 +13,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chartserver"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/testcluster"
 )
 
@@ -75,52 +77,24 @@ resource "gitlabk8s_environment" "test" {
 
 func TestAccEnvironment_destroyTimeoutNamesTheBlocker(t *testing.T) {
 	client, name, namespace := envTest(t, "stuck")
-	ctx := context.Background()
-	const finalizer = "gitlabk8s.test/hold"
-	config := fmt.Sprintf(`
-resource "gitlabk8s_environment" "test" {
-  name      = %q
-  namespace = %q
-  timeouts {
-    delete = "20s"
-  }
-}
-`, name, namespace)
+	config := environmentWithDeleteTimeout(name, namespace, "20s")
 
 	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             func(*terraform.State) error { return namespaceGone(client, namespace) },
 		Steps: []resource.TestStep{
-			{
-				Config: config,
-				Check: func(*terraform.State) error {
-					// A resource whose controller never removes its finalizer.
-					_, err := client.CoreV1().ConfigMaps(namespace).Create(ctx, &corev1.ConfigMap{
-						ObjectMeta: metav1.ObjectMeta{Name: "held", Finalizers: []string{finalizer}},
-					}, metav1.CreateOptions{})
-					return err
-				},
-			},
+			applyAndHold(client, namespace, config),
 			{
 				Config:      config,
 				Destroy:     true,
-				ExpectError: regexp.MustCompile(`(?s)Namespace Deletion Timed Out.*` + namespace + `.*(NamespaceContentRemaining|NamespaceFinalizersRemaining).*` + regexp.QuoteMeta(finalizer)),
+				ExpectError: regexp.MustCompile(`(?s)Namespace Deletion Timed Out.*` + namespace + `.*(NamespaceContentRemaining|NamespaceFinalizersRemaining).*` + regexp.QuoteMeta(heldFinalizer)),
 			},
 			{
 				// Once the finalizer is gone, destroying again waits for the
 				// terminating namespace and succeeds.
-				PreConfig: func() {
-					cm, err := client.CoreV1().ConfigMaps(namespace).Get(ctx, "held", metav1.GetOptions{})
-					if err != nil {
-						t.Fatal(err)
-					}
-					cm.Finalizers = nil
-					if _, err := client.CoreV1().ConfigMaps(namespace).Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
-						t.Fatal(err)
-					}
-				},
-				Config:  config,
-				Destroy: true,
+				PreConfig: func() { releaseNamespace(t, client, namespace) },
+				Config:    config,
+				Destroy:   true,
 			},
 		},
 	})
@@ -247,4 +221,93 @@ resource "gitlabk8s_environment" "test" {
 		},
 		Steps: []resource.TestStep{{Config: config}},
 	})
+}
+
+// Destroy is run again after a namespace deletion that timed out, as its error says to. By then
+// the release is uninstalled and out of the state, and Terraform's destroy first plans the
+// configuration as it stands, the release's install into the terminating namespace included: that
+// plan must not fail because the API server takes no new object into the namespace, or the
+// destroy could never be run again.
+func TestAccEnvironment_destroyAgainWithAReleaseWhileTheNamespaceTerminates(t *testing.T) {
+	client, name, namespace := envTest(t, "again")
+	ctx := context.Background()
+	config := environmentWithDeleteTimeout(name, namespace, "10s") + fmt.Sprintf(`
+resource "gitlabk8s_release" "web" {
+  name      = "web"
+  namespace = gitlabk8s_environment.test.namespace
+  chart     = %q
+  wait      = false
+}
+`, chartserver.FixtureChart("web"))
+	timedOut := regexp.MustCompile(`(?s)Namespace Deletion Timed Out.*` + namespace + `.*` + regexp.QuoteMeta(heldFinalizer))
+
+	testAccResourceTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             func(*terraform.State) error { return namespaceGone(client, namespace) },
+		Steps: []resource.TestStep{
+			applyAndHold(client, namespace, config),
+			{Config: config, Destroy: true, ExpectError: timedOut},
+			{
+				// The namespace still terminates: the destroy's plan of the release passes, and the
+				// wait for the namespace is what fails again.
+				PreConfig: func() {
+					ns, err := client.CoreV1().Namespaces().Get(ctx, namespace, metav1.GetOptions{})
+					if err != nil || ns.DeletionTimestamp == nil {
+						t.Fatalf("the namespace %s should be terminating: %v, %v", namespace, err, ns)
+					}
+				},
+				Config: config, Destroy: true, ExpectError: timedOut,
+			},
+			{
+				PreConfig: func() { releaseNamespace(t, client, namespace) },
+				Config:    config,
+				Destroy:   true,
+			},
+		},
+	})
+}
+
+// heldFinalizer is the finalizer of the ConfigMap that applyAndHold creates.
+const heldFinalizer = "gitlabk8s.test/hold"
+
+// applyAndHold is a step that applies config, then creates in namespace a ConfigMap whose
+// finalizer no controller removes, which keeps the namespace from going until releaseNamespace.
+func applyAndHold(client kubernetes.Interface, namespace, config string) resource.TestStep {
+	return resource.TestStep{
+		Config: config,
+		Check: func(*terraform.State) error {
+			_, err := client.CoreV1().ConfigMaps(namespace).Create(context.Background(), &corev1.ConfigMap{
+				ObjectMeta: metav1.ObjectMeta{Name: "held", Finalizers: []string{heldFinalizer}},
+			}, metav1.CreateOptions{})
+			return err
+		},
+	}
+}
+
+// releaseNamespace removes the finalizer applyAndHold set.
+func releaseNamespace(t *testing.T, client kubernetes.Interface, namespace string) {
+	t.Helper()
+	ctx := context.Background()
+	cm, err := client.CoreV1().ConfigMaps(namespace).Get(ctx, "held", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm.Finalizers = nil
+	if _, err := client.CoreV1().ConfigMaps(namespace).Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// environmentWithDeleteTimeout is the configuration of the environment gitlabk8s_environment.test
+// whose destroy waits at most timeout.
+func environmentWithDeleteTimeout(name, namespace, timeout string) string {
+	return fmt.Sprintf(`
+resource "gitlabk8s_environment" "test" {
+  name      = %q
+  namespace = %q
+  timeouts {
+    delete = %q
+  }
+}
+`, name, namespace, timeout)
 }

@@ -125,9 +125,60 @@ func namespaceStuckDiagnostic(namespace string, err error) diag.Diagnostic {
 	if len(stuck.Blockers) > 0 {
 		blockers = "What blocks it:\n  - " + strings.Join(stuck.Blockers, "\n  - ")
 	}
+	if len(stuck.Unavailable) > 0 || errors.Is(err, kube.ErrDiscoveryBlocked) {
+		return discoveryBlockedDiagnostic(namespace, stuck, blockers, err)
+	}
 	return diag.NewErrorDiagnostic("Namespace Deletion Timed Out", fmt.Sprintf(
 		"The namespace %s is being deleted but was still there after %s. %s\n\n"+
 			"Resources whose finalizers are never removed (often because the controller that handles them is gone) keep a namespace forever; "+
 			"remove those finalizers or fix their controller, or raise timeouts.delete. The Terraform state was kept: run destroy again to keep waiting.\n\n%v",
 		namespace, stuck.Waited.Round(1e9), blockers, err))
+}
+
+// discoveryBlockedDiagnostic explains a namespace the namespace controller cannot empty because
+// an aggregated API does not answer, and names those APIs.
+func discoveryBlockedDiagnostic(namespace string, stuck *kube.NamespaceStuckError, blockers string, err error) diag.Diagnostic {
+	waited := fmt.Sprintf("was still there after %s", stuck.Waited.Round(1e9))
+	if errors.Is(err, kube.ErrDiscoveryBlocked) {
+		waited = fmt.Sprintf("has reported for %s that discovery failed", kube.DiscoveryFailureGrace)
+	}
+	apis := "No APIService reported itself unavailable when the namespace was read; one may have answered again since."
+	var names []string
+	if len(stuck.Unavailable) > 0 {
+		var lines []string
+		for _, u := range stuck.Unavailable {
+			line := "APIService " + u.Name
+			if u.Service != "" {
+				line += " (Service " + u.Service + ")"
+			}
+			if why := joinNonEmpty(": ", u.Reason, u.Message); why != "" {
+				line += ": " + why
+			}
+			lines = append(lines, line)
+			names = append(names, u.Name)
+		}
+		apis = "These aggregated APIs do not answer:\n  - " + strings.Join(lines, "\n  - ")
+	}
+	remedy := "kubectl delete apiservice <name>"
+	if len(names) > 0 {
+		remedy = "kubectl delete apiservice " + strings.Join(names, " ")
+	}
+	return diag.NewErrorDiagnostic("Namespace Deletion Blocked by an Unavailable API", fmt.Sprintf(
+		"The namespace %s is being deleted and %s. Before it deletes a namespace's content, the namespace controller lists every kind the cluster "+
+			"serves; while an aggregated API (an APIService, such as a metrics adapter's) does not answer, it deletes the content of no namespace in the cluster, "+
+			"however long one waits.\n\n%s\n\n"+
+			"Start what serves them again (the pods behind their Service), or, if the add-on that registered them is gone, remove them: %s. "+
+			"The namespace controller then deletes the namespace within a minute or so. The Terraform state was kept: run destroy again.\n\n%s\n\n%v",
+		namespace, waited, apis, remedy, blockers, err))
+}
+
+// joinNonEmpty joins the parts that are not empty with sep.
+func joinNonEmpty(sep string, parts ...string) string {
+	var kept []string
+	for _, p := range parts {
+		if p != "" {
+			kept = append(kept, p)
+		}
+	}
+	return strings.Join(kept, sep)
 }

@@ -1,8 +1,10 @@
 package provider
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	corev1 "k8s.io/api/core/v1"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/environment"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/gitlab"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/kube"
 )
 
 func TestOwnedByEnvironment_neverClaimsAnotherNamespace(t *testing.T) {
@@ -67,5 +70,46 @@ func TestGrantHint_bindsTheIdentityInTheNamespace(t *testing.T) {
 				t.Errorf("grantHint(%q) = %q, lacks %q", tt.identity, hint, want)
 			}
 		}
+	}
+}
+
+// A namespace held by an aggregated API that does not answer gets its own diagnostic: it names
+// the APIServices and the command that removes them, and it does not send the user after
+// finalizers or a longer timeout, which would not help. Any other stuck namespace keeps the
+// timeout's.
+func TestNamespaceStuckDiagnostic_namesTheUnavailableAPIServices(t *testing.T) {
+	unavailable := []kube.UnavailableAPIService{
+		{Name: "v1beta1.external.metrics.k8s.io", Service: "keda/keda-operator-metrics-apiserver", Reason: "MissingEndpoints", Message: "endpoints have no addresses"},
+		{Name: "v1beta1.metrics.k8s.io", Reason: "FailedDiscoveryCheck"},
+	}
+	blocked := namespaceStuckDiagnostic("review-x", &kube.NamespaceStuckError{
+		Name: "review-x", Waited: kube.DiscoveryFailureGrace, Unavailable: unavailable, Err: kube.ErrDiscoveryBlocked,
+		Blockers: []string{"NamespaceDeletionDiscoveryFailure: Discovery failed for some groups"},
+	})
+	if blocked.Summary() != "Namespace Deletion Blocked by an Unavailable API" {
+		t.Errorf("summary %q", blocked.Summary())
+	}
+	for _, want := range []string{
+		"has reported for 1m0s that discovery failed",
+		"APIService v1beta1.external.metrics.k8s.io (Service keda/keda-operator-metrics-apiserver): MissingEndpoints: endpoints have no addresses",
+		"APIService v1beta1.metrics.k8s.io: FailedDiscoveryCheck\n",
+		"kubectl delete apiservice v1beta1.external.metrics.k8s.io v1beta1.metrics.k8s.io",
+		"NamespaceDeletionDiscoveryFailure: Discovery failed for some groups",
+		"The Terraform state was kept",
+	} {
+		if !strings.Contains(blocked.Detail(), want) {
+			t.Errorf("detail does not contain %q:\n%s", want, blocked.Detail())
+		}
+	}
+	if strings.Contains(blocked.Detail(), "finalizers are never removed") {
+		t.Errorf("detail sends the user after finalizers:\n%s", blocked.Detail())
+	}
+
+	timedOut := namespaceStuckDiagnostic("review-x", &kube.NamespaceStuckError{
+		Name: "review-x", Waited: 5 * time.Minute, Err: context.DeadlineExceeded,
+		Blockers: []string{"NamespaceFinalizersRemaining: Some content in the namespace has finalizers remaining"},
+	})
+	if timedOut.Summary() != "Namespace Deletion Timed Out" || !strings.Contains(timedOut.Detail(), "finalizers are never removed") {
+		t.Errorf("a namespace held by finalizers: %s\n%s", timedOut.Summary(), timedOut.Detail())
 	}
 }

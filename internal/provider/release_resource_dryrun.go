@@ -31,6 +31,13 @@ func addDryRunDiagnostics(ctx context.Context, m *releaseModel, checked *release
 		// A new environment in the same plan: its namespace exists once the apply creates it.
 		tflog.Info(ctx, "namespace does not exist yet; its objects are not dry-run", map[string]any{"release": m.releaseID()})
 	}
+	if checked.NamespaceTerminating {
+		diags.Append(m.diagnostics().Warning("Namespace Being Deleted", fmt.Sprintf(
+			"Release %s: the namespace %s is being deleted, and the API server takes no new object into it until it is gone, so the objects "+
+				"that go into it were not dry-run. An environment's apply waits for the namespace to go and creates it again before the "+
+				"release is applied; a destroy goes on regardless. What a dry run would refuse in these objects shows only at the apply.",
+			m.releaseID(), m.Namespace.ValueString())))
+	}
 	var notChecked []string
 	sideEffects := map[string][]string{}
 	for _, o := range checked.Outcomes {

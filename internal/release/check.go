@@ -66,6 +66,9 @@ type DryRunChecked struct {
 	// NamespaceMissing says the release's namespace does not exist yet (a new environment in
 	// the same plan): only cluster-scoped objects were dry-run.
 	NamespaceMissing bool
+	// NamespaceTerminating says the release's namespace is being deleted: as with
+	// NamespaceMissing, only cluster-scoped objects were dry-run.
+	NamespaceTerminating bool
 	// Enforce is the Pod Security level the namespace enforces, empty when none or unknown.
 	Enforce string
 	// Outcomes are the answers, by object.
@@ -266,7 +269,7 @@ func (r *Request) namespaced(obj manifest.Object) bool {
 // dryRun sends every object the plan changes to the API server as a server-side dry run
 // (nothing is written). Objects of kinds that defined holds and the cluster does not serve yet
 // are not dry-run: the plan checked them against those definitions. In a namespace that does
-// not exist yet, only cluster-scoped objects are.
+// not exist yet, or is being deleted, only cluster-scoped objects are.
 func (r *Request) dryRun(ctx context.Context, changed []changedObject, defined map[schema.GroupKind]bool, c Checker, namespace namespaceRead, unreachable error) *DryRunChecked {
 	if len(changed) == 0 {
 		return nil
@@ -284,6 +287,12 @@ func (r *Request) dryRun(ctx context.Context, changed []changedObject, defined m
 	switch {
 	case err == nil && !exists:
 		out.NamespaceMissing = true
+		changed = slices.DeleteFunc(changed, func(o changedObject) bool { return r.namespaced(o.object) })
+	case errors.Is(err, helmrelease.ErrNamespaceTerminating):
+		// The API server refuses every new object in it; the environment's apply waits for it
+		// to go and creates it again before the release is applied, and a destroy plans no
+		// object at all.
+		out.NamespaceTerminating = true
 		changed = slices.DeleteFunc(changed, func(o changedObject) bool { return r.namespaced(o.object) })
 	case err == nil:
 		out.Enforce = labels[PodSecurityEnforceLabel]
