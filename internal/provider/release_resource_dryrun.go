@@ -92,6 +92,17 @@ func addDryRunDiagnostic(m *releaseModel, o release.DryRunOutcome, enforce strin
 	switch {
 	case o.Err == nil:
 		addDryRunWarnings(m, o, object, enforce, diags)
+	case errors.As(o.Err, &refused) && o.Unchanged:
+		diags.Append(d.AttributeError(at, "Null Field Refused by the API Server", fmt.Sprintf(
+			"Release %s: %s does not change, yet %s refused a server-side dry run of it, and the upgrade applies every object, so it "+
+				"would fail however the release changes. The object holds null at %s. The API server drops such an entry when it "+
+				"creates the object, and may fill in a default there (a PersistentVolumeClaim's storageClassName gets the cluster's "+
+				"default class); every later apply asks to remove that value (a server-side apply, as this provider and Helm 4 make, "+
+				"and Helm 3's patch alike), which the API server refuses for a field that cannot change. Give the chart a value for "+
+				"these keys, the one the object holds in the cluster (kubectl get -o yaml shows it), or take them out with patches "+
+				"(a JSON 6902 remove of the path). force_replace would delete and recreate the object at every upgrade, so the plan "+
+				"does not offer it.\n\n%s",
+			m.releaseID(), object, refuser(refused), strings.Join(o.Nulls, ", "), refused.Message)))
 	case errors.As(o.Err, &refused) && refused.Immutable() && m.ForceReplace.ValueBool():
 		diags.Append(d.AttributeWarning(at, "Object Will Be Replaced", fmt.Sprintf(
 			"Release %s: the change to %s changes %s, which cannot change once the object exists. With force_replace, the apply "+

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chartserver"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/release"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/testcluster"
 )
@@ -269,4 +270,60 @@ func TestAccRelease_dryRunWithoutPermissionWarnsOnce(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A chart that writes storageClassName with nothing after it (Mastodon's) installs, the API
+// server giving the claim the default class; every upgrade after asks to remove that class,
+// which the API server refuses, as it does Helm 3's and Helm 4's upgrades of the same chart. The
+// plan of the first change, which does not touch the claim, says so and how to get past it; with
+// the class given, the upgrade passes and the next plan is empty.
+func TestAccRelease_nullThatRemovesADefaultFailsThePlan(t *testing.T) {
+	e := testAccRelease(t)
+	class := defaultStorageClass(t, e)
+	config := func(set string) string {
+		return releaseConfig("nd", e.namespace, chartserver.FixtureChart("null-default"), "  wait = false\n  set = {\n"+set+"\n  }")
+	}
+	given := config(fmt.Sprintf("    message = \"changed\"\n    storageClassName = %q", class))
+	testAccResourceTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: config(`    message = "hello"`),
+				Check: func(*terraform.State) error {
+					pvc, err := e.kube.CoreV1().PersistentVolumeClaims(e.namespace).Get(context.Background(), "nd-data", metav1.GetOptions{})
+					if err != nil {
+						return err
+					}
+					if pvc.Spec.StorageClassName == nil || *pvc.Spec.StorageClassName != class {
+						return fmt.Errorf("the claim's class is %v, want the default %s", pvc.Spec.StorageClassName, class)
+					}
+					return nil
+				},
+			},
+			{
+				Config:   config(`    message = "changed"`),
+				PlanOnly: true,
+				ExpectError: wrappedPattern(`(?s)Null Field Refused by the API Server.*PersistentVolumeClaim/nd-data \(from null-default/templates/all.yaml\) does not change` +
+					`.*null at .spec.storageClassName.*patches.*immutable`),
+			},
+			{Config: given},
+			{Config: given, PlanOnly: true},
+		},
+	})
+}
+
+// defaultStorageClass is the name of the cluster's default StorageClass.
+func defaultStorageClass(t *testing.T, e *releaseTestEnv) string {
+	t.Helper()
+	classes, err := e.kube.StorageV1().StorageClasses().List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range classes.Items {
+		if c.Annotations["storageclass.kubernetes.io/is-default-class"] == "true" {
+			return c.Name
+		}
+	}
+	t.Fatal("the cluster has no default StorageClass")
+	return ""
 }

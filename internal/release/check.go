@@ -82,6 +82,10 @@ type DryRunChecked struct {
 // DryRunOutcome is the dry run's answer for one changed object.
 type DryRunOutcome struct {
 	Key, Source string
+	// Unchanged marks an object whose manifest did not change, dry-run because it holds a null
+	// at each of Nulls.
+	Unchanged bool
+	Nulls     []string
 	helmrelease.DryRunAnswer
 }
 
@@ -236,27 +240,53 @@ func (r *Request) droppedVersions(ctx context.Context, rendered *Rendering, prev
 type changedObject struct {
 	key, source string
 	object      manifest.Object
+	// unchanged marks an object whose manifest did not change, dry-run for its nulls.
+	unchanged bool
+	nulls     []string
 }
 
 // changed returns the rendered objects (hooks and CRDs aside: Helm recreates hooks and never
 // upgrades CRDs) whose manifests differ from previous, copied, with the release's namespace set
-// on the namespaced ones that name none.
+// on the namespaced ones. When any did, the upgrade applies every object, and those that did not
+// change but hold a null (manifest.NullFields) come too: the manifests leave nulls out, the API
+// server dropped them at creation and may have filled in a default, and a server-side apply
+// takes them as asking to remove it, which it may refuse however the release changes.
 func (r *Request) changed(rendered *Rendering, previous map[string]string) []changedObject {
 	var out []changedObject
+	var unchanged []int
 	for i, obj := range rendered.Rendered.Objects {
 		key := r.Redactor.Key(obj, r.Namespace)
 		if text, ok := previous[key]; ok && text == rendered.Manifests[key] {
+			unchanged = append(unchanged, i)
 			continue
 		}
-		copied, _ := manifest.DeepCopy(obj).(map[string]any)
-		if r.namespaced(obj) {
-			if meta, ok := copied["metadata"].(map[string]any); ok && meta["namespace"] == nil {
-				meta["namespace"] = r.Namespace
-			}
+		out = append(out, r.toDryRun(rendered, i, key))
+	}
+	if len(out) == 0 {
+		return nil // no upgrade: nothing is applied
+	}
+	for _, i := range unchanged {
+		obj := rendered.Rendered.Objects[i]
+		if nulls := manifest.NullFields(obj); len(nulls) > 0 {
+			o := r.toDryRun(rendered, i, r.Redactor.Key(obj, r.Namespace))
+			o.unchanged, o.nulls = true, nulls
+			out = append(out, o)
 		}
-		out = append(out, changedObject{key: key, source: sourceAt(rendered.Rendered.ObjectSources, i), object: copied})
 	}
 	return out
+}
+
+// toDryRun is the i-th rendered object, keyed key, copied with the release's namespace set when
+// it is namespaced.
+func (r *Request) toDryRun(rendered *Rendering, i int, key string) changedObject {
+	obj := rendered.Rendered.Objects[i]
+	copied, _ := manifest.DeepCopy(obj).(map[string]any)
+	if r.namespaced(obj) {
+		if meta, ok := copied["metadata"].(map[string]any); ok && meta["namespace"] == nil {
+			meta["namespace"] = r.Namespace
+		}
+	}
+	return changedObject{key: key, source: sourceAt(rendered.Rendered.ObjectSources, i), object: copied}
 }
 
 // namespaced reports whether obj's kind goes into a namespace.
@@ -311,7 +341,7 @@ func (r *Request) dryRun(ctx context.Context, changed []changedObject, defined m
 			out.NotServed = append(out.NotServed, o.key)
 			continue
 		}
-		out.Outcomes = append(out.Outcomes, DryRunOutcome{Key: o.key, Source: o.source, DryRunAnswer: answers[i]})
+		out.Outcomes = append(out.Outcomes, DryRunOutcome{Key: o.key, Source: o.source, Unchanged: o.unchanged, Nulls: o.nulls, DryRunAnswer: answers[i]})
 	}
 	return out
 }

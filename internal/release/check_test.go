@@ -9,6 +9,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chartserver"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/validate"
@@ -172,5 +174,46 @@ func TestRequest_checkReadsTheNamespaceWithTheSchemas(t *testing.T) {
 	}
 	if got.DryRun == nil || got.DryRun.Enforce != "restricted" || len(c.dryRun) != 1 {
 		t.Fatalf("checked = %+v, dry-run %v; want the changed ConfigMap dry-run under the namespace's level", got.DryRun, c.dryRun)
+	}
+}
+
+func nullDefaultInputs(set map[string]string) Inputs {
+	in := webInputs(set)
+	in.Chart = chart.Source{Chart: chartserver.FixtureChart("null-default")}
+	in.Values.SetSensitive = nil
+	return in
+}
+
+// An object that does not change but holds a null is dry-run with the objects that change: the
+// upgrade applies it too, and a server-side apply takes its null as removing what the API
+// server filled in. With nothing changed there is no upgrade, and nothing is dry-run.
+func TestRequest_checkDryRunsUnchangedObjectsWithNulls(t *testing.T) {
+	first := planned(t, Prepare(context.Background(), nil, nullDefaultInputs(nil), nil), nil).Rendering
+	recorded := deployedAs(first.Manifests, 1)
+
+	c := &answeringChecker{namespace: map[string]string{}}
+	got := checked(t, nullDefaultInputs(map[string]string{"message": "changed"}), recorded, CheckAll, c)
+	claim := "PersistentVolumeClaim/" + testNamespace + "/web-data"
+	if !slices.Equal(c.dryRun, []string{"ConfigMap/" + testNamespace + "/web-config", claim}) {
+		t.Fatalf("dry-run %q, want the changed ConfigMap and the claim with its null", c.dryRun)
+	}
+	var outcome *DryRunOutcome
+	for i, o := range got.DryRun.Outcomes {
+		if o.Key == "PersistentVolumeClaim/web-data" {
+			outcome = &got.DryRun.Outcomes[i]
+		}
+	}
+	if outcome == nil || !outcome.Unchanged || !slices.Equal(outcome.Nulls, []string{".spec.storageClassName"}) {
+		t.Errorf("the claim's outcome = %+v, want it marked unchanged with its null at .spec.storageClassName", outcome)
+	}
+	for _, o := range got.DryRun.Outcomes {
+		if o.Key != "PersistentVolumeClaim/web-data" && (o.Unchanged || len(o.Nulls) > 0) {
+			t.Errorf("outcome %+v is marked, want only the claim's", o)
+		}
+	}
+
+	c = &answeringChecker{namespace: map[string]string{}}
+	if got = checked(t, nullDefaultInputs(nil), recorded, CheckAll, c); got.DryRun != nil || len(c.dryRun) != 0 {
+		t.Errorf("nothing changed: %+v, dry-run %q; want no dry run", got.DryRun, c.dryRun)
 	}
 }
