@@ -18,8 +18,10 @@ import (
 	rcommon "helm.sh/helm/v4/pkg/release/common"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/kube"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/readiness"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/refusal"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/release"
 )
 
@@ -317,6 +319,53 @@ func TestReleaseDiagnostics_existingObjectNamesTakeOwnership(t *testing.T) {
 		for _, want := range tt.want {
 			if !strings.Contains(d.Detail(), want) {
 				t.Errorf("%v: %s: %q does not say %q", tt.err, d.Summary(), d.Detail(), want)
+			}
+		}
+	}
+}
+
+// A refusal of an object's nulls is told apart: an unchanged object's gets its own error, which
+// never offers force_replace; a changed object refused for an immutable field warns that its
+// nulls may be the cause, with or without force_replace; an object without nulls says nothing
+// of them.
+func TestReleaseDiagnostics_dryRunRefusalOfNulls(t *testing.T) {
+	immutable := &kube.RefusedError{Class: refusal.Immutable, Reason: "Invalid", Message: `PersistentVolumeClaim "data" is invalid: spec: Forbidden: spec is immutable after creation`,
+		Causes: []kube.Cause{{Field: "spec", Immutable: true}}}
+	claim := release.DryRunOutcome{Key: "PersistentVolumeClaim/data", Source: "app/templates/pvc.yaml", Nulls: []string{".spec.storageClassName"}}
+	claim.Err = immutable
+	unchanged := claim
+	unchanged.Unchanged = true
+	plain := claim
+	plain.Nulls = nil
+	for _, tt := range []struct {
+		desc      string
+		force     bool
+		outcome   release.DryRunOutcome
+		summary   string
+		want, not []string
+	}{
+		{"unchanged", false, unchanged, "Null Field Refused by the API Server", []string{"does not change", "null at .spec.storageClassName", "patches"}, []string{"set force_replace = true"}},
+		{"unchanged, force_replace", true, unchanged, "Null Field Refused by the API Server", []string{"null at .spec.storageClassName"}, []string{"With force_replace, the apply deletes"}},
+		{"changed", false, claim, "Immutable Field Changed", []string{"force_replace", "holds null at .spec.storageClassName", "rather than replacing the object"}, nil},
+		{"changed, force_replace", true, claim, "Object Will Be Replaced", []string{"holds null at .spec.storageClassName"}, nil},
+		{"changed, no null", false, plain, "Immutable Field Changed", []string{"force_replace"}, []string{"null"}},
+	} {
+		m := &releaseModel{Namespace: types.StringValue("review-1"), Name: types.StringValue("app"), ForceReplace: types.BoolValue(tt.force)}
+		var diags diag.Diagnostics
+		if reason := addDryRunDiagnostic(m, tt.outcome, "", &diags); reason != "" || len(diags) != 1 {
+			t.Fatalf("%s: %d diagnostics, not checked %q", tt.desc, len(diags), reason)
+		}
+		if diags[0].Summary() != tt.summary {
+			t.Errorf("%s: %q, want %q", tt.desc, diags[0].Summary(), tt.summary)
+		}
+		for _, want := range tt.want {
+			if !strings.Contains(diags[0].Detail(), want) {
+				t.Errorf("%s: the detail does not say %q:\n%s", tt.desc, want, diags[0].Detail())
+			}
+		}
+		for _, not := range tt.not {
+			if strings.Contains(diags[0].Detail(), not) {
+				t.Errorf("%s: the detail says %q:\n%s", tt.desc, not, diags[0].Detail())
 			}
 		}
 	}

@@ -106,14 +106,14 @@ func addDryRunDiagnostic(m *releaseModel, o release.DryRunOutcome, enforce strin
 	case errors.As(o.Err, &refused) && refused.Immutable() && m.ForceReplace.ValueBool():
 		diags.Append(d.AttributeWarning(at, "Object Will Be Replaced", fmt.Sprintf(
 			"Release %s: the change to %s changes %s, which cannot change once the object exists. With force_replace, the apply "+
-				"deletes the object and creates it again, which interrupts what it runs.\n\n%s",
-			m.releaseID(), object, immutableFields(refused), refused.Message)))
+				"deletes the object and creates it again, which interrupts what it runs.%s\n\n%s",
+			m.releaseID(), object, immutableFields(refused), nullsNote(o.Nulls), refused.Message)))
 	case errors.As(o.Err, &refused) && refused.Immutable():
 		diags.Append(d.AttributeError(at, "Immutable Field Changed", fmt.Sprintf(
 			"Release %s: the API server would refuse the change to %s, because it changes %s, which cannot change once the object "+
 				"exists. Delete the object and let the apply create it again (set force_replace = true on the release to have the apply do "+
-				"it), or give the object a new name. Deleting it interrupts what it runs.\n\n%s",
-			m.releaseID(), object, immutableFields(refused), refused.Message)))
+				"it), or give the object a new name. Deleting it interrupts what it runs.%s\n\n%s",
+			m.releaseID(), object, immutableFields(refused), nullsNote(o.Nulls), refused.Message)))
 	case errors.As(o.Err, &refused) && refused.Webhook != "":
 		diags.Append(d.AttributeError(at, "Object Refused by an Admission Webhook", fmt.Sprintf(
 			"Release %s: admission webhook %q refused a server-side dry run of %s, so the apply would fail. Change the template or the "+
@@ -162,6 +162,19 @@ func addDryRunWarnings(m *releaseModel, o release.DryRunOutcome, object, enforce
 		diags.Append(d.AttributeWarning(at, "API Server Warnings", fmt.Sprintf(
 			"Release %s: a server-side dry run of %s was accepted with these warnings:\n  %s", m.releaseID(), object, strings.Join(other, "\n  "))))
 	}
+}
+
+// nullsNote warns, for an object refused for an immutable field, that its nulls may be the
+// cause: a null asks to remove what the API server filled in at creation, at every apply, so
+// replacing the object would not end it.
+func nullsNote(nulls []string) string {
+	if len(nulls) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" The object holds null at %s: if the refused field is among them, the null asks to remove the value the API "+
+		"server filled in when it created the object, and every upgrade would ask again and replace the object again. Give such a "+
+		"key a value, the one the object holds in the cluster, or remove it with patches, rather than replacing the object.",
+		strings.Join(nulls, ", "))
 }
 
 func immutableFields(e *kube.RefusedError) string {

@@ -82,10 +82,10 @@ type DryRunChecked struct {
 // DryRunOutcome is the dry run's answer for one changed object.
 type DryRunOutcome struct {
 	Key, Source string
-	// Unchanged marks an object whose manifest did not change, dry-run because it holds a null
-	// at each of Nulls.
+	// Unchanged marks an object whose manifest did not change, dry-run because it holds nulls.
 	Unchanged bool
-	Nulls     []string
+	// Nulls are the paths of the object's nulls (manifest.NullFields).
+	Nulls []string
 	helmrelease.DryRunAnswer
 }
 
@@ -242,7 +242,7 @@ type changedObject struct {
 	object      manifest.Object
 	// unchanged marks an object whose manifest did not change, dry-run for its nulls.
 	unchanged bool
-	nulls     []string
+	nulls     []string // manifest.NullFields
 }
 
 // changed returns the rendered objects (hooks and CRDs aside: Helm recreates hooks and never
@@ -260,7 +260,9 @@ func (r *Request) changed(rendered *Rendering, previous map[string]string) []cha
 			unchanged = append(unchanged, i)
 			continue
 		}
-		out = append(out, r.toDryRun(rendered, i, key))
+		o := r.toDryRun(rendered, i, key)
+		o.nulls = manifest.NullFields(obj)
+		out = append(out, o)
 	}
 	if len(out) == 0 {
 		return nil // no upgrade: nothing is applied
