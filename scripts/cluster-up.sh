@@ -341,10 +341,15 @@ start kube-scheduler "$kube_bin/kube-scheduler" \
   --profiling=false
 
 # The nodes, the GitLab agent's ServiceAccount and the ci-job RBAC; apply leaves them untouched
-# when they already match.
-NODES=(kwok-node-0 kwok-node-1 kwok-node-2)
-kubectl apply -f "$scripts/cluster/manifests/node.yaml" -f "$scripts/cluster/manifests/gitlab-agent.yaml" \
-  -f "$scripts/cluster/manifests/rbac-ci-job.yaml" >/dev/null
+# when they already match. The nodes are those node.yaml lists: NODES takes their names from
+# what apply made.
+kubectl apply -f "$scripts/cluster/manifests/gitlab-agent.yaml" -f "$scripts/cluster/manifests/rbac-ci-job.yaml" >/dev/null
+applied_nodes=$(kubectl apply -f "$scripts/cluster/manifests/node.yaml" -o name)
+read -r -a NODES <<<"$(echo "$applied_nodes" | sed 's|^node/||' | tr '\n' ' ')"
+if [ "${#NODES[@]}" -eq 0 ]; then
+  echo "cluster-up: $scripts/cluster/manifests/node.yaml made no node" >&2
+  exit 1
+fi
 # --- node capacity and storage class (local-cloud) ---------------------------------------------
 # apply does not touch a Node's status, so each node gets the capacity of node-status.yaml through
 # its status subresource, a node made by an earlier cluster-up too; kwok keeps whatever capacity

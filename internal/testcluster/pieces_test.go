@@ -2,8 +2,11 @@ package testcluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -49,8 +53,26 @@ func poll(t *testing.T, what string, check func(ctx context.Context) (bool, erro
 	}
 }
 
-// clusterNodes are the nodes cluster-up makes, one per zone.
-var clusterNodes = map[string]string{"kwok-node-0": "local-a", "kwok-node-1": "local-b", "kwok-node-2": "local-c"}
+// clusterNodes are the nodes cluster-up makes, by name, with their zones: those of
+// scripts/cluster/manifests/node.yaml, the one list of them.
+var clusterNodes = func() map[string]string {
+	f, err := os.Open(filepath.Join("..", "..", "scripts", "cluster", "manifests", "node.yaml"))
+	if err != nil {
+		panic(err)
+	}
+	defer f.Close()
+	nodes := map[string]string{}
+	decoder := utilyaml.NewYAMLOrJSONDecoder(f, 4096)
+	for {
+		var node corev1.Node
+		if err := decoder.Decode(&node); errors.Is(err, io.EOF) {
+			return nodes
+		} else if err != nil {
+			panic(fmt.Sprintf("node.yaml: %v", err))
+		}
+		nodes[node.Name] = node.Labels[corev1.LabelTopologyZone]
+	}
+}()
 
 func TestCluster_nodesAdvertiseEphemeralStorage(t *testing.T) {
 	admin, _ := clusterNamespace(t)
