@@ -369,4 +369,19 @@ func TestReleaseDiagnostics_dryRunRefusalOfNulls(t *testing.T) {
 			}
 		}
 	}
+
+	// An unchanged object the API server accepts says nothing, whatever it warns about: a Pod
+	// Security level raised since it was applied is not this plan's change.
+	accepted := release.DryRunOutcome{Key: "Deployment.apps/app", Unchanged: true, Nulls: []string{".spec.template.spec.containers[0].resources"}}
+	accepted.Result = &kube.DryRunResult{Warnings: []string{`would violate PodSecurity "restricted:latest": allowPrivilegeEscalation != false`}}
+	m := &releaseModel{Namespace: types.StringValue("review-1"), Name: types.StringValue("app")}
+	var diags diag.Diagnostics
+	if reason := addDryRunDiagnostic(m, accepted, "restricted", &diags); reason != "" || len(diags) != 0 {
+		t.Errorf("an accepted unchanged object: %v, not checked %q; want nothing", diags, reason)
+	}
+	changed := accepted
+	changed.Unchanged = false
+	if addDryRunDiagnostic(m, changed, "restricted", &diags); len(diags) != 1 || diags[0].Summary() != "Pods Refused by Pod Security" {
+		t.Errorf("the same object changed: %v, want the Pod Security error", diags)
+	}
 }

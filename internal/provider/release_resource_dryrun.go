@@ -90,6 +90,9 @@ func addDryRunDiagnostic(m *releaseModel, o release.DryRunOutcome, enforce strin
 	var refused *kube.RefusedError
 	var unknownKind *kube.UnknownKindError
 	switch {
+	case o.Err == nil && o.Unchanged:
+		// Dry-run for its nulls alone: what the API server warns about in an object this plan
+		// does not change is not this plan's to report.
 	case o.Err == nil:
 		addDryRunWarnings(m, o, object, enforce, diags)
 	case errors.As(o.Err, &refused) && o.Unchanged:
