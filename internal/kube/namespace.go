@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/readiness"
 )
 
 // GetNamespace reads a namespace. A namespace that does not exist is an
@@ -312,21 +314,16 @@ func (c *Clients) unavailableAPIServices(ctx context.Context) ([]UnavailableAPIS
 	}
 	var out []UnavailableAPIService
 	for _, item := range list.Items {
-		conditions, _, _ := unstructured.NestedSlice(item.Object, "status", "conditions")
-		for _, c := range conditions {
-			cond, _ := c.(map[string]any)
-			if cond["type"] != "Available" || cond["status"] == "True" {
-				continue
-			}
-			u := UnavailableAPIService{Name: item.GetName()}
-			u.Reason, _ = cond["reason"].(string)
-			u.Message, _ = cond["message"].(string)
-			if svcName, _, _ := unstructured.NestedString(item.Object, "spec", "service", "name"); svcName != "" {
-				svcNamespace, _, _ := unstructured.NestedString(item.Object, "spec", "service", "namespace")
-				u.Service = svcNamespace + "/" + svcName
-			}
-			out = append(out, u)
+		available, found := readiness.ConditionOf(&item, "Available")
+		if !found || available.True() {
+			continue
 		}
+		u := UnavailableAPIService{Name: item.GetName(), Reason: available.Reason, Message: available.Message}
+		if svcName, _, _ := unstructured.NestedString(item.Object, "spec", "service", "name"); svcName != "" {
+			svcNamespace, _, _ := unstructured.NestedString(item.Object, "spec", "service", "namespace")
+			u.Service = svcNamespace + "/" + svcName
+		}
+		out = append(out, u)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil

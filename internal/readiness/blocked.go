@@ -48,8 +48,8 @@ func workloadCreateFinding(obj *unstructured.Unstructured, events *eventIndex, t
 		if obj.GetKind() == "Deployment" && intField(obj, 0, "status", "observedGeneration") < obj.GetGeneration() {
 			return finding{}, false
 		}
-		if reason, message, ok := conditionTrue(obj, "ReplicaFailure"); ok && reason == "FailedCreate" {
-			return failedCreateFinding(message, terminatingPods), true
+		if c, _ := ConditionOf(obj, "ReplicaFailure"); c.True() && c.Reason == "FailedCreate" {
+			return failedCreateFinding(c.Message, terminatingPods), true
 		}
 	case "StatefulSet", "DaemonSet", "Job":
 		if e, ok := events.latest(string(obj.GetUID()), obj.GetNamespace(), obj.GetKind(), obj.GetName(), "FailedCreate"); ok {
@@ -62,17 +62,17 @@ func workloadCreateFinding(obj *unstructured.Unstructured, events *eventIndex, t
 // podFinding finds why a pod that has not failed is not ready: the scheduler cannot place it
 // (or its claim cannot bind), or a container fails its readiness probe.
 func podFinding(pod *unstructured.Unstructured, events *eventIndex) (finding, bool) {
-	if status, reason, message := podCondition(pod, "PodScheduled"); status == "False" && reason == "Unschedulable" {
+	if c, _ := ConditionOf(pod, "PodScheduled"); c.Status == "False" && c.Reason == "Unschedulable" {
 		for _, claim := range podClaims(pod) {
 			if f, ok := claimFinding(pod.GetNamespace(), "", claim, events); ok && f.final {
 				f.Message = fmt.Sprintf("pod %s: PersistentVolumeClaim %s: %s", pod.GetName(), claim, f.Message)
 				return f, true
 			}
 		}
-		return finding{Failure: Failure{Reason: "Unschedulable", Message: fmt.Sprintf("pod %s: %s", pod.GetName(), message)}}, true
+		return finding{Failure: Failure{Reason: "Unschedulable", Message: fmt.Sprintf("pod %s: %s", pod.GetName(), c.Message)}}, true
 	}
 	phase, _, _ := unstructured.NestedString(pod.Object, "status", "phase")
-	if status, _, _ := podCondition(pod, "Ready"); phase != "Running" || status == "True" {
+	if c, _ := ConditionOf(pod, "Ready"); phase != "Running" || c.True() {
 		return finding{}, false
 	}
 	if e, ok := events.latest(string(pod.GetUID()), pod.GetNamespace(), "Pod", pod.GetName(), "Unhealthy"); ok && strings.HasPrefix(e.message, "Readiness probe") {
@@ -131,21 +131,6 @@ func serviceFinding(obj *unstructured.Unstructured, events *eventIndex) (finding
 		message += fmt.Sprintf(" (spec.loadBalancerClass %s: is its controller running?)", class)
 	}
 	return finding{Failure: Failure{Reason: ReasonLoadBalancerPending, Message: message}}, true
-}
-
-// podCondition returns the status, reason and message of a pod's condition.
-func podCondition(pod *unstructured.Unstructured, conditionType string) (status, reason, message string) {
-	conditions, _, _ := unstructured.NestedSlice(pod.Object, "status", "conditions")
-	for _, c := range conditions {
-		condition, _ := c.(map[string]any)
-		if condition["type"] == conditionType {
-			status, _ = condition["status"].(string)
-			reason, _ = condition["reason"].(string)
-			message, _ = condition["message"].(string)
-			return status, reason, message
-		}
-	}
-	return "", "", ""
 }
 
 // podClaims names the PersistentVolumeClaims a pod mounts.

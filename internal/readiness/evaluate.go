@@ -171,16 +171,8 @@ func jobRunning(obj *unstructured.Unstructured) bool {
 // conditionTrue returns the reason and message of obj's condition of the
 // given type when its status is True.
 func conditionTrue(obj *unstructured.Unstructured, conditionType string) (reason, message string, ok bool) {
-	conditions, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
-	for _, c := range conditions {
-		condition, _ := c.(map[string]any)
-		if condition["type"] == conditionType && condition["status"] == "True" {
-			reason, _ = condition["reason"].(string)
-			message, _ = condition["message"].(string)
-			return reason, message, true
-		}
-	}
-	return "", "", false
+	c, _ := ConditionOf(obj, conditionType)
+	return c.Reason, c.Message, c.True()
 }
 
 // replicaProgress returns the ready and desired pods of a workload.

@@ -207,8 +207,8 @@ func currentPods(obj *unstructured.Unstructured, pods []*unstructured.Unstructur
 			// there is belongs to an older revision.
 			return nil
 		}
-		_, message, _ := conditionAnyStatus(obj, "Progressing")
-		m := replicaSetInCondition.FindStringSubmatch(message)
+		progressing, _ := ConditionOf(obj, "Progressing")
+		m := replicaSetInCondition.FindStringSubmatch(progressing.Message)
 		if m == nil {
 			return pods
 		}
@@ -249,21 +249,6 @@ func filterPods(pods []*unstructured.Unstructured, keep func(*unstructured.Unstr
 		}
 	}
 	return out
-}
-
-// conditionAnyStatus returns the status and message of obj's condition of
-// the given type.
-func conditionAnyStatus(obj *unstructured.Unstructured, conditionType string) (status, message string, found bool) {
-	conditions, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
-	for _, c := range conditions {
-		condition, _ := c.(map[string]any)
-		if condition["type"] == conditionType {
-			status, _ = condition["status"].(string)
-			message, _ = condition["message"].(string)
-			return status, message, true
-		}
-	}
-	return "", "", false
 }
 
 // podFailure reports the first container of pod (init containers first)
