@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"errors"
 	"go/ast"
 	"go/parser"
@@ -337,6 +338,9 @@ func TestReleaseDiagnostics_dryRunRefusalOfNulls(t *testing.T) {
 	unchanged.Unchanged = true
 	plain := claim
 	plain.Nulls = nil
+	byWebhook := unchanged
+	byWebhook.Err = &kube.RefusedError{Class: refusal.Webhook, Reason: "Forbidden", Webhook: "claims.policy.example.com",
+		Message: `admission webhook "claims.policy.example.com" denied the request: claims need a label`}
 	for _, tt := range []struct {
 		desc      string
 		force     bool
@@ -349,6 +353,7 @@ func TestReleaseDiagnostics_dryRunRefusalOfNulls(t *testing.T) {
 		{"changed", false, claim, "Immutable Field Changed", []string{"force_replace", "holds null at .spec.storageClassName", "rather than replacing the object"}, nil},
 		{"changed, force_replace", true, claim, "Object Will Be Replaced", []string{"holds null at .spec.storageClassName"}, nil},
 		{"changed, no null", false, plain, "Immutable Field Changed", []string{"force_replace"}, []string{"null"}},
+		{"unchanged, refused by a webhook", false, byWebhook, "Object Refused by an Admission Webhook", []string{"claims.policy.example.com", "claims need a label"}, []string{"null"}},
 	} {
 		m := &releaseModel{Namespace: types.StringValue("review-1"), Name: types.StringValue("app"), ForceReplace: types.BoolValue(tt.force)}
 		var diags diag.Diagnostics
@@ -383,5 +388,27 @@ func TestReleaseDiagnostics_dryRunRefusalOfNulls(t *testing.T) {
 	changed.Unchanged = false
 	if addDryRunDiagnostic(m, changed, "restricted", &diags); len(diags) != 1 || diags[0].Summary() != "Pods Refused by Pod Security" {
 		t.Errorf("the same object changed: %v, want the Pod Security error", diags)
+	}
+}
+
+// A release whose namespace is being deleted is planned without a dry run of its namespaced
+// objects, and the plan says so once, naming the namespace; a namespace not created yet is no
+// news to anyone and says nothing.
+func TestReleaseDiagnostics_namespaceBeingDeletedWarns(t *testing.T) {
+	m := &releaseModel{Namespace: types.StringValue("review-1"), Name: types.StringValue("app")}
+	var diags diag.Diagnostics
+	addDryRunDiagnostics(context.Background(), m, &release.DryRunChecked{NamespaceTerminating: true}, "", &diags)
+	if len(diags) != 1 || diags[0].Severity() != diag.SeverityWarning || diags[0].Summary() != "Namespace Being Deleted" {
+		t.Fatalf("diagnostics %v, want one warning Namespace Being Deleted", diags)
+	}
+	for _, want := range []string{"review-1/app", "namespace review-1 is being deleted", "were not dry-run", "only at the apply"} {
+		if !strings.Contains(diags[0].Detail(), want) {
+			t.Errorf("the detail does not say %q:\n%s", want, diags[0].Detail())
+		}
+	}
+	diags = nil
+	addDryRunDiagnostics(context.Background(), m, &release.DryRunChecked{NamespaceMissing: true}, "", &diags)
+	if len(diags) != 0 {
+		t.Errorf("a namespace not created yet: %v, want nothing", diags)
 	}
 }

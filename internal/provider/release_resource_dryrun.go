@@ -95,7 +95,9 @@ func addDryRunDiagnostic(m *releaseModel, o release.DryRunOutcome, enforce strin
 		// does not change is not this plan's to report.
 	case o.Err == nil:
 		addDryRunWarnings(m, o, object, enforce, diags)
-	case errors.As(o.Err, &refused) && o.Unchanged:
+	case errors.As(o.Err, &refused) && o.Unchanged && (refused.Immutable() || refused.Class == refusal.Invalid):
+		// Dry-run for its nulls alone, and refused for its fields: a webhook, a policy or a quota
+		// that refuses it now is named by the cases below.
 		diags.Append(d.AttributeError(at, "Null Field Refused by the API Server", fmt.Sprintf(
 			"Release %s: %s does not change, yet %s refused a server-side dry run of it, and the upgrade applies every object, so it "+
 				"would fail however the release changes. The object holds null at %s. The API server drops such an entry when it "+
