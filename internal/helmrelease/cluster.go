@@ -132,21 +132,24 @@ func (c *Client) StoredVersions(ctx context.Context, name string) ([]string, boo
 	return kube.StoredVersions(live), true, nil
 }
 
-// ErrNamespaceTerminating is NamespaceLabels' answer for a namespace being deleted: the API
-// server takes no new object into it until it is gone and created again.
-var ErrNamespaceTerminating = errors.New("the namespace is being deleted")
+// Namespace is what a plan reads of a release's namespace.
+type Namespace struct {
+	// Exists is false for a namespace not created yet.
+	Exists bool
+	// Terminating is set for a namespace being deleted: the API server takes no new object into
+	// it until it is gone and created again.
+	Terminating bool
+	Labels      map[string]string
+}
 
-// NamespaceLabels returns the labels of namespace name, and whether it exists. For a namespace
-// being deleted it returns ErrNamespaceTerminating as well.
-func (c *Client) NamespaceLabels(ctx context.Context, name string) (map[string]string, bool, error) {
+// Namespace reads namespace name.
+func (c *Client) Namespace(ctx context.Context, name string) (Namespace, error) {
 	ns, err := c.clients.GetNamespace(ctx, name)
 	switch {
 	case kube.IsNotFound(err):
-		return nil, false, nil
+		return Namespace{}, nil
 	case err != nil:
-		return nil, false, err
-	case ns.DeletionTimestamp != nil:
-		return ns.Labels, true, ErrNamespaceTerminating
+		return Namespace{}, err
 	}
-	return ns.Labels, true, nil
+	return Namespace{Exists: true, Terminating: ns.DeletionTimestamp != nil, Labels: ns.Labels}, nil
 }

@@ -23,8 +23,8 @@ type Checker interface {
 	StoredVersions(ctx context.Context, name string) ([]string, bool, error)
 	// Serves reports whether discovery serves kind in apiVersion.
 	Serves(apiVersion, kind string) (bool, error)
-	// NamespaceLabels returns a namespace's labels, and whether it exists.
-	NamespaceLabels(ctx context.Context, name string) (map[string]string, bool, error)
+	// Namespace reads a namespace: whether it exists, is being deleted, and its labels.
+	Namespace(ctx context.Context, name string) (helmrelease.Namespace, error)
 	// DryRun dry-runs objs, the answers in their order.
 	DryRun(ctx context.Context, objs []manifest.Object) ([]helmrelease.DryRunAnswer, error)
 }
@@ -147,26 +147,24 @@ func (r *Request) Check(ctx context.Context, rendered *Rendering, recorded *Reco
 	return out
 }
 
-// namespaceRead waits for the labels of the release's namespace, read in the background, and
-// whether it exists.
-type namespaceRead func() (map[string]string, bool, error)
+// namespaceRead waits for the release's namespace, read in the background.
+type namespaceRead func() (helmrelease.Namespace, error)
 
 func readNamespace(ctx context.Context, c Checker, name string) namespaceRead {
 	type answer struct {
-		labels map[string]string
-		exists bool
-		err    error
+		ns  helmrelease.Namespace
+		err error
 	}
 	done := make(chan answer, 1)
 	go func() {
-		labels, exists, err := c.NamespaceLabels(ctx, name)
-		done <- answer{labels, exists, err}
+		ns, err := c.Namespace(ctx, name)
+		done <- answer{ns, err}
 	}()
 	var once sync.Once
 	var a answer
-	return func() (map[string]string, bool, error) {
+	return func() (helmrelease.Namespace, error) {
 		once.Do(func() { a = <-done })
-		return a.labels, a.exists, a.err
+		return a.ns, a.err
 	}
 }
 
@@ -315,19 +313,21 @@ func (r *Request) dryRun(ctx context.Context, changed []changedObject, defined m
 		return out
 	}
 	changed, out.NotServed = notServedYet(c, changed, defined)
-	labels, exists, err := namespace()
+	ns, err := namespace()
 	switch {
-	case err == nil && !exists:
+	case err != nil:
+		// Unknown: every object is dry-run, and the dry run says what the API server makes of it.
+	case !ns.Exists:
 		out.NamespaceMissing = true
 		changed = slices.DeleteFunc(changed, func(o changedObject) bool { return r.namespaced(o.object) })
-	case errors.Is(err, helmrelease.ErrNamespaceTerminating):
+	case ns.Terminating:
 		// The API server refuses every new object in it; the environment's apply waits for it
 		// to go and creates it again before the release is applied, and a destroy plans no
 		// object at all.
 		out.NamespaceTerminating = true
 		changed = slices.DeleteFunc(changed, func(o changedObject) bool { return r.namespaced(o.object) })
-	case err == nil:
-		out.Enforce = labels[PodSecurityEnforceLabel]
+	default:
+		out.Enforce = ns.Labels[PodSecurityEnforceLabel]
 	}
 	objs := make([]manifest.Object, len(changed))
 	for i, o := range changed {

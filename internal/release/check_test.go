@@ -21,7 +21,9 @@ type answeringChecker struct {
 	stored    map[string][]string
 	served    bool
 	namespace map[string]string // nil: the namespace does not exist
-	dryRun    []string
+	// terminating: the namespace is being deleted.
+	terminating bool
+	dryRun      []string
 	// unserved answers every dry run that the kind is not served.
 	unserved bool
 }
@@ -37,8 +39,8 @@ func (c *answeringChecker) StoredVersions(_ context.Context, name string) ([]str
 
 func (c *answeringChecker) Serves(string, string) (bool, error) { return c.served, nil }
 
-func (c *answeringChecker) NamespaceLabels(context.Context, string) (map[string]string, bool, error) {
-	return c.namespace, c.namespace != nil, nil
+func (c *answeringChecker) Namespace(context.Context, string) (helmrelease.Namespace, error) {
+	return helmrelease.Namespace{Exists: c.namespace != nil, Terminating: c.terminating, Labels: c.namespace}, nil
 }
 
 func (c *answeringChecker) DryRun(_ context.Context, objs []manifest.Object) ([]helmrelease.DryRunAnswer, error) {
@@ -88,6 +90,14 @@ func TestRequest_checkDryRunsWhatChanges(t *testing.T) {
 		t.Errorf("into a namespace not created yet: checked %+v, dry-run %q; want no namespaced object dry-run", got.DryRun, c.dryRun)
 	}
 
+	// A namespace being deleted takes no new object: its objects are not dry-run, and its
+	// labels, about to go with it, are not read as its Pod Security level.
+	c = &answeringChecker{namespace: map[string]string{PodSecurityEnforceLabel: "baseline"}, terminating: true}
+	got = checked(t, webInputs(map[string]string{"config.greeting": "hi"}), recorded, CheckAll, c)
+	if got.DryRun == nil || !got.DryRun.NamespaceTerminating || got.DryRun.NamespaceMissing || got.DryRun.Enforce != "" || len(c.dryRun) != 0 {
+		t.Errorf("into a namespace being deleted: checked %+v, dry-run %q; want it said, and no namespaced object dry-run", got.DryRun, c.dryRun)
+	}
+
 	got = checked(t, webInputs(nil), nil, CheckAll, nil)
 	if got.DryRun == nil || got.DryRun.Skipped == nil || got.DryRun.Skipped.Error() != "no route to the cluster" {
 		t.Errorf("without a cluster: %+v, want the dry run skipped, saying why", got.DryRun)
@@ -133,7 +143,7 @@ func TestRequest_checkDefinitions(t *testing.T) {
 	}
 }
 
-// meetingChecker answers ServerSchemas and NamespaceLabels only once both are asked, within a
+// meetingChecker answers ServerSchemas and Namespace only once both are asked, within a
 // second: they are asked together or the schemas are left out.
 type meetingChecker struct {
 	answeringChecker
@@ -150,13 +160,13 @@ func (c *meetingChecker) ServerSchemas(ctx context.Context, gvs []schema.GroupVe
 	}
 }
 
-func (c *meetingChecker) NamespaceLabels(ctx context.Context, name string) (map[string]string, bool, error) {
+func (c *meetingChecker) Namespace(ctx context.Context, name string) (helmrelease.Namespace, error) {
 	close(c.namespace)
 	select {
 	case <-c.schemas:
 	case <-time.After(time.Second):
 	}
-	return c.answeringChecker.NamespaceLabels(ctx, name)
+	return c.answeringChecker.Namespace(ctx, name)
 }
 
 // The namespace's labels, which the dry run needs, are read while the cluster's schemas are:
