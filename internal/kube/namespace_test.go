@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
@@ -202,12 +203,23 @@ func TestWaitForNamespaceDeletion_discoveryFailureEndsTheWaitNamingTheAPIService
 func TestWaitForNamespaceDeletion_aDiscoveryFailureThatClearsKeepsWaiting(t *testing.T) {
 	ns := discoveryFailingNamespace()
 	c := clientsWithAPIServices(ns)
-	go func() {
-		time.Sleep(100 * time.Millisecond)
-		cleared := ns.DeepCopy()
-		cleared.Status.Conditions[0].Status = corev1.ConditionFalse
-		_, _ = c.Kubernetes.CoreV1().Namespaces().UpdateStatus(context.Background(), cleared, metav1.UpdateOptions{})
-	}()
+	// The wait's watch is the test's: the cleared condition reaches the wait as soon as it reads
+	// its watch, well within the grace, however loaded the machine. The store holds it too, for
+	// the report read at the end.
+	watcher := watch.NewFake()
+	c.Kubernetes.(*fake.Clientset).PrependWatchReactor("namespaces", func(k8stesting.Action) (bool, watch.Interface, error) {
+		return true, watcher, nil
+	})
+	cleared := ns.DeepCopy()
+	cleared.Status.Conditions[0].Status = corev1.ConditionFalse
+	if _, err := c.Kubernetes.CoreV1().Namespaces().UpdateStatus(context.Background(), cleared, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// The first LIST sees the failure: the wait starts its grace from it.
+	c.Kubernetes.(*fake.Clientset).PrependReactor("list", "namespaces", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, &corev1.NamespaceList{Items: []corev1.Namespace{*ns}}, nil
+	})
+	go watcher.Modify(cleared)
 	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
 	defer cancel()
 	err := c.waitForNamespaceDeletion(ctx, ns.Name, ns.UID, 700*time.Millisecond)
