@@ -165,7 +165,7 @@ func (r *Request) liveManifests(ctx context.Context, last *helmv1.Release, recor
 		if imported == nil {
 			imported = manifest.NewRedactor(r.sensitiveValues(), rec.Key, nil)
 		}
-		if extras, err = recordedHooksAndCRDs(last, r.Namespace, imported, isNamespaced); err != nil {
+		if extras, err = recordedHooksAndCRDs(last, &hooks, r.Namespace, imported, isNamespaced); err != nil {
 			return nil, failed(ReadManifests, err)
 		}
 	}
@@ -228,14 +228,16 @@ func (r *Request) liveRedactor(desired []manifest.Object, recorded *Recorded, re
 	return manifest.NewRedactor(sensitive, rec.Key, derived)
 }
 
-// recordedHooksAndCRDs returns the manifests of the release's hooks and of its chart's CRDs as
-// Helm recorded them for the release's last revision.
-func recordedHooksAndCRDs(rel *helmv1.Release, namespace string, redactor *manifest.Redactor, isNamespaced func(apiVersion, kind string) bool) (map[string]string, error) {
-	recorded, err := recordedExtras(rel)
-	if err != nil || len(recorded.Hooks)+len(recorded.CRDs) == 0 {
+// recordedHooksAndCRDs returns the manifests of the release's hooks (parsed from its record
+// into hooks) and of its chart's CRDs as Helm recorded them for the release's last revision.
+func recordedHooksAndCRDs(rel *helmv1.Release, hooks *chart.Rendered, namespace string, redactor *manifest.Redactor, isNamespaced func(apiVersion, kind string) bool) (map[string]string, error) {
+	crds, err := recordedCRDs(rel)
+	if err != nil || len(hooks.Hooks)+len(crds) == 0 {
 		return nil, err
 	}
-	return chart.RedactedManifests(recorded, namespace, redactor, isNamespaced)
+	recorded := *hooks
+	recorded.CRDs = crds
+	return chart.RedactedManifests(&recorded, namespace, redactor, isNamespaced)
 }
 
 // recordedExtras returns the release's hooks (test hooks apart) and its chart's CRDs as Helm
@@ -245,14 +247,26 @@ func recordedExtras(rel *helmv1.Release) (*chart.Rendered, error) {
 	if err := recorded.AddHooks(rel.Hooks); err != nil {
 		return nil, err
 	}
-	if rel.Chart != nil {
-		for _, crd := range rel.Chart.CRDObjects() {
-			objs, err := manifest.SplitDocuments(string(crd.File.Data))
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", crd.Filename, err)
-			}
-			recorded.CRDs = append(recorded.CRDs, objs...)
-		}
+	crds, err := recordedCRDs(rel)
+	if err != nil {
+		return nil, err
 	}
+	recorded.CRDs = crds
 	return &recorded, nil
+}
+
+// recordedCRDs returns the CRDs of the chart Helm recorded for the release.
+func recordedCRDs(rel *helmv1.Release) ([]manifest.Object, error) {
+	if rel.Chart == nil {
+		return nil, nil
+	}
+	var crds []manifest.Object
+	for _, crd := range rel.Chart.CRDObjects() {
+		objs, err := manifest.SplitDocuments(string(crd.File.Data))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", crd.Filename, err)
+		}
+		crds = append(crds, objs...)
+	}
+	return crds, nil
 }
