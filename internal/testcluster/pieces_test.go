@@ -12,6 +12,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -53,25 +54,44 @@ func poll(t *testing.T, what string, check func(ctx context.Context) (bool, erro
 	}
 }
 
-// clusterNodes are the nodes cluster-up makes, by name, with their zones: those of
-// scripts/cluster/manifests/node.yaml, the one list of them.
-var clusterNodes = func() map[string]string {
-	f, err := os.Open(filepath.Join("..", "..", "scripts", "cluster", "manifests", "node.yaml"))
+// clusterManifest decodes the objects of file in scripts/cluster/manifests, which cluster-up
+// applies: the one place the cluster's nodes and default StorageClass are named.
+func clusterManifest[T any](file string) []T {
+	f, err := os.Open(filepath.Join("..", "..", "scripts", "cluster", "manifests", file))
 	if err != nil {
 		panic(err)
 	}
 	defer f.Close()
-	nodes := map[string]string{}
+	var out []T
 	decoder := utilyaml.NewYAMLOrJSONDecoder(f, 4096)
 	for {
-		var node corev1.Node
-		if err := decoder.Decode(&node); errors.Is(err, io.EOF) {
-			return nodes
+		var obj T
+		if err := decoder.Decode(&obj); errors.Is(err, io.EOF) {
+			return out
 		} else if err != nil {
-			panic(fmt.Sprintf("node.yaml: %v", err))
+			panic(fmt.Sprintf("%s: %v", file, err))
 		}
+		out = append(out, obj)
+	}
+}
+
+// clusterNodes are the nodes cluster-up makes, by name, with their zones.
+var clusterNodes = func() map[string]string {
+	nodes := map[string]string{}
+	for _, node := range clusterManifest[corev1.Node]("node.yaml") {
 		nodes[node.Name] = node.Labels[corev1.LabelTopologyZone]
 	}
+	return nodes
+}()
+
+// clusterDefaultClass is the StorageClass cluster-up makes the cluster's default.
+var clusterDefaultClass = func() string {
+	for _, class := range clusterManifest[storagev1.StorageClass]("storageclass.yaml") {
+		if class.Annotations["storageclass.kubernetes.io/is-default-class"] == "true" {
+			return class.Name
+		}
+	}
+	panic("storageclass.yaml: no default StorageClass")
 }()
 
 func TestCluster_nodesAdvertiseEphemeralStorage(t *testing.T) {
@@ -186,8 +206,8 @@ func TestCluster_claimBindsThroughTheDefaultClass(t *testing.T) {
 		bound, err = admin.CoreV1().PersistentVolumeClaims(ns).Get(ctx, "data", metav1.GetOptions{})
 		return err == nil && bound.Status.Phase == corev1.ClaimBound, err
 	})
-	if class := bound.Spec.StorageClassName; class == nil || *class != "local-hostpath" {
-		t.Errorf("claim's class = %v, want the default local-hostpath", class)
+	if class := bound.Spec.StorageClassName; class == nil || *class != clusterDefaultClass {
+		t.Errorf("claim's class = %v, want the default %s", class, clusterDefaultClass)
 	}
 	pv, err := admin.CoreV1().PersistentVolumes().Get(ctx, bound.Spec.VolumeName, metav1.GetOptions{})
 	if err != nil {
