@@ -187,6 +187,42 @@ func TestRenderStable_withoutTracesEveryDrawnValueIsKept(t *testing.T) {
 	}
 }
 
+// An input given where a chart draws its default is the input, not a drawn value: once it is
+// left out, the default is drawn anew, as Helm draws it, and the former input is not kept
+// (nextcloud's metrics token, jenkins' admin password without its lookup). A rendering that
+// draws nothing records that it drew nothing.
+func TestRenderStable_inputLeftOutForADrawnDefaultIsDrawnAnew(t *testing.T) {
+	l := inMemoryChart("tok", map[string]string{"templates/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata:\n  name: tok\n" +
+		"stringData:\n  token: {{ .Values.token | default (randAlphaNum 16) | quote }}\n"})
+	o := RenderOptions{ReleaseName: "web", Namespace: "review-x", Seed: testSeed}
+	renderWith := func(set map[string]string, prior Prior) (*Rendered, string) {
+		t.Helper()
+		values, err := MergeValues(Values{Set: set})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rendered, err := RenderStable(context.Background(), l, values, o, prior)
+		if err != nil {
+			t.Fatal(err)
+		}
+		token, _ := nested(objectsByName(rendered)["Secret/tok"], "stringData", "token").(string)
+		return rendered, token
+	}
+	given, _ := renderWith(map[string]string{"token": "chosen-token"}, Prior{})
+	if given.Traces == nil {
+		t.Fatal("a rendering that draws nothing records no traces, which reads as a release Helm applied")
+	}
+	prior := Prior{Documents: applied(given), Traces: given.Traces}
+	if _, token := renderWith(nil, prior); token == "chosen-token" || len(token) != 16 {
+		t.Errorf("the input left out: token %q, want the chart's default drawn anew", token)
+	}
+	// Applied by Helm itself (no traces): what it applied is kept, as before.
+	prior.Traces = nil
+	if _, token := renderWith(nil, prior); token != "chosen-token" {
+		t.Errorf("without traces: token %q, want the applied one kept", token)
+	}
+}
+
 func TestLookupRound_answersWithTheOverlay(t *testing.T) {
 	cluster := newFakeCluster()
 	live := manifest.Object{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "s", "namespace": "ns", "uid": "u"}, "data": map[string]any{"a": "b2xk"}}

@@ -53,7 +53,8 @@ type Prior struct {
 	Documents []Document
 	// Traces are the traces of the values drawn by that apply, by place (see
 	// [Rendered.Traces]); nil when none were recorded (a release Helm itself applied), and then
-	// every drawn value that Documents holds is kept.
+	// every drawn value that Documents holds is kept; empty when that apply drew nothing, and
+	// then every value drawn now is drawn anew.
 	Traces map[string]string
 }
 
@@ -103,7 +104,9 @@ func RenderStable(ctx context.Context, l *Loaded, values map[string]any, o Rende
 		if err != nil {
 			return nil, err
 		}
-		out.drawing, out.pass = d, traced
+		// Nothing was drawn, and the record says so: the next rendering draws anew whatever it
+		// draws where this one holds a value (an input left out for the chart's default).
+		out.drawing, out.pass, out.Traces = d, traced, map[string]string{}
 		return out, nil
 	}
 	t := traces{traced: traced.files, probed: probed.files, apart: traced.files}

@@ -254,3 +254,90 @@ func TestAccRelease_settingBesideADrawnKeyIsApplied(t *testing.T) {
 		return nil
 	})
 }
+
+// tokenChart draws its token when none is given, as nextcloud's metrics token and jenkins'
+// admin password (without its lookup) do, and draws nothing else.
+var tokenChart = map[string]string{
+	"Chart.yaml":  "apiVersion: v2\nname: token\nversion: 0.1.0\n",
+	"values.yaml": "token: \"\"\n",
+	"templates/secret.yaml": "apiVersion: v1\nkind: Secret\nmetadata:\n  name: {{ .Release.Name }}-token\n" +
+		"stringData:\n  token: {{ .Values.token | default (randAlphaNum 16) | quote }}\n",
+}
+
+// A token given through set_sensitive where the chart draws a default, then left out: the plan
+// shows the Secret change and the apply draws the default, as Helm does, instead of keeping the
+// former input while the plan says nothing changed. Then it stays.
+func TestAccRelease_inputLeftOutForADrawnDefaultIsDrawnAnew(t *testing.T) {
+	e := testAccRelease(t)
+	dir := writeChart(t, "token", tokenChart)
+	const chosen = "chosen-token-value"
+	liveToken := func() (string, error) {
+		s, err := e.kube.CoreV1().Secrets(e.namespace).Get(context.Background(), "tok-token", metav1.GetOptions{})
+		if err != nil {
+			return "", err
+		}
+		return string(s.Data["token"]), nil
+	}
+	var drawn string
+	testAccResourceTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: e.chartRelease("tok", dir, fmt.Sprintf("  set_sensitive = { token = %q }", chosen)),
+				Check: func(*terraform.State) error {
+					if got, err := liveToken(); err != nil || got != chosen {
+						return fmt.Errorf("live token %q (%v), want the one given", got, err)
+					}
+					return nil
+				},
+			},
+			{
+				Config: e.chartRelease("tok", dir, ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					secretManifestChanges{address: "gitlabk8s_release.tok", key: "Secret/tok-token", hidden: chosen},
+				}},
+				Check: func(*terraform.State) error {
+					got, err := liveToken()
+					if err != nil || got == chosen || len(got) != 16 {
+						return fmt.Errorf("live token %q (%v), want the chart's default drawn anew", got, err)
+					}
+					drawn = got
+					return nil
+				},
+			},
+			{
+				Config:           e.chartRelease("tok", dir, ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				Check: func(*terraform.State) error {
+					if got, err := liveToken(); err != nil || got != drawn {
+						return fmt.Errorf("live token %q (%v), want the drawn %q kept", got, err, drawn)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
+
+// secretManifestChanges checks that the plan changes the manifest key of address, and shows
+// hidden in neither its old nor its new text.
+type secretManifestChanges struct{ address, key, hidden string }
+
+func (c secretManifestChanges) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	for _, rc := range req.Plan.ResourceChanges {
+		if rc.Address != c.address {
+			continue
+		}
+		before, after := planManifestsOf(rc.Change.Before, nil)[c.key], planManifestsOf(rc.Change.After, rc.Change.AfterUnknown)[c.key]
+		switch {
+		case before == "" || after == "":
+			resp.Error = fmt.Errorf("%s: no manifest %s before or after:\n%q\n%q", c.address, c.key, before, after)
+		case before == after:
+			resp.Error = fmt.Errorf("%s: the plan does not change %s:\n%s", c.address, c.key, after)
+		case strings.Contains(before+after, c.hidden):
+			resp.Error = fmt.Errorf("%s: %s shows %q", c.address, c.key, c.hidden)
+		}
+		return
+	}
+	resp.Error = fmt.Errorf("no change of %s in the plan", c.address)
+}

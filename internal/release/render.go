@@ -70,8 +70,10 @@ type Generated struct {
 	// Seed is the release's own seed, which its templates draw from (package draw): drawn by
 	// the first apply, kept from then on. A plan before it exists cannot show drawn values.
 	Seed []byte `json:"seed,omitempty"`
-	// Traces are the traces of the values the last apply drew, by place (chart.Rendered.Traces).
-	Traces map[string]string `json:"traces,omitempty"`
+	// Traces are the traces of the values the last apply drew, by place (chart.Rendered.Traces):
+	// empty, and recorded as such, when it drew nothing; nil when no apply of this provider
+	// recorded them (chart.Prior).
+	Traces map[string]string `json:"traces"`
 	// Documents are the outputs of the last apply's templates that draw, for a plan that cannot
 	// read the release from the cluster.
 	Documents []chart.Document `json:"documents,omitempty"`

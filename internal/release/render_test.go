@@ -2,6 +2,7 @@ package release
 
 import (
 	"context"
+	"encoding/json"
 	"reflect"
 	"testing"
 
@@ -62,5 +63,28 @@ func TestRequest_priorIsSplitOncePerRevision(t *testing.T) {
 	req.History = HistoryOf(append(req.History.Records, next)...)
 	if got := req.Prior(); len(got.Documents) != 1 || got.Documents[0].Source != "app/templates/other.yaml" {
 		t.Errorf("Prior after the history gained revision 2 = %+v, want that revision's document", got.Documents)
+	}
+}
+
+// An apply that drew nothing is recorded as such through the private state's JSON, so the
+// next plan draws anew where it holds an input the chart draws a default for; a record without
+// traces (none kept) reads as before.
+func TestGenerated_anApplyThatDrewNothingStaysRecorded(t *testing.T) {
+	applied := &Rendering{Rendered: &chart.Rendered{Traces: map[string]string{}}}
+	encoded, err := json.Marshal(applied.Drawn([]byte("seed")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var read Generated
+	if err := json.Unmarshal(encoded, &read); err != nil {
+		t.Fatal(err)
+	}
+	offline := Prepare(context.Background(), nil, Inputs{Namespace: testNamespace, Name: "web", Generated: read}, nil)
+	if got := offline.Prior().Traces; got == nil || len(got) != 0 {
+		t.Errorf("Prior().Traces = %#v from %s, want empty, not nil", got, encoded)
+	}
+	var none Generated
+	if err := json.Unmarshal([]byte(`{"seed":"c2VlZA=="}`), &none); err != nil || none.Traces != nil {
+		t.Errorf("a record without traces reads as %#v, %v; want nil", none.Traces, err)
 	}
 }
