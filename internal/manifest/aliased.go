@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"fmt"
+	"reflect"
 	"regexp"
 	"strings"
 
@@ -59,11 +60,27 @@ func SplitAliasedDocuments(yamlText string) ([]Object, error) {
 // starting a plain word), which only costs a rewrite that was not needed.
 var mayChangeWhenRewritten = regexp.MustCompile(`(?m)(^|[\s\[{,:-])[&*][^\s,\[\]{}]|[|>][1-9]?\+`)
 
+// blockScalarHeader matches the header of a block scalar ("|", ">-", "|2+").
+var blockScalarHeader = regexp.MustCompile(`(?m)[|>][1-9+-]*[ \t]*(#.*)?$`)
+
+// blockScalarEndsWithoutNewline reports whether doc ends in a block scalar with no newline after
+// its last line (a template ending in "{{- end }}"), which reads with its final newline as Helm
+// writes the document into its manifest and without it as Helm 4's post-render path parses it.
+func blockScalarEndsWithoutNewline(doc string) bool {
+	if strings.HasSuffix(doc, "\n") || !blockScalarHeader.MatchString(doc) {
+		return false
+	}
+	as, errAs := SplitDocuments(doc)
+	closed, errClosed := SplitDocuments(doc + "\n")
+	return errAs != nil || errClosed != nil || !reflect.DeepEqual(as, closed)
+}
+
 // MayChangeWhenRewritten reports whether a YAML document may read otherwise once a parser
 // that keeps its structure has written it again: it has an anchor, an alias, a block scalar
-// that keeps its trailing newlines, or a key given twice (which Kubernetes reads as the last).
+// that keeps its trailing newlines or ends the document without a newline after it, or a key
+// given twice (which Kubernetes reads as the last).
 func MayChangeWhenRewritten(doc string) bool {
-	if mayChangeWhenRewritten.MatchString(doc) {
+	if mayChangeWhenRewritten.MatchString(doc) || blockScalarEndsWithoutNewline(doc) {
 		return true
 	}
 	_, err := yaml.YAMLToJSONStrict([]byte(doc))

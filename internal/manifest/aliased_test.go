@@ -63,3 +63,24 @@ func TestRenderRewritable_quotesStringsEndingInBlankLines(t *testing.T) {
 		t.Errorf("RenderRewritable reads back as %v (%v), want %v", objs, err, obj)
 	}
 }
+
+// A block scalar that ends its document with no newline after it (a template ending in
+// "{{- end }}") reads with its newline as Helm writes it into its manifest, and without it as
+// Helm 4's post-render path parses it: such a document may change when rewritten. The same
+// scalar with a newline after it, or followed by another key, or strip-chomped, may not.
+func TestMayChangeWhenRewritten_blockScalarEndingTheDocument(t *testing.T) {
+	head := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n"
+	for doc, want := range map[string]bool{
+		head + "  global: |\n    {\n      \"a\": 3\n    }":   true,
+		head + "  global: >\n    folded\n    text":           true,
+		head + "  global: |\n    {\n      \"a\": 3\n    }\n": false,
+		head + "  global: |\n    {\n    }\n  other: x":       false,
+		head + "  global: |-\n    {\n      \"a\": 3\n    }":  false,
+		head + "  plain: x": false,
+		head + "  script: |  # comment\n    echo a\n    echo b": true,
+	} {
+		if got := MayChangeWhenRewritten(doc); got != want {
+			t.Errorf("MayChangeWhenRewritten(%q) = %t, want %t", doc, got, want)
+		}
+	}
+}
