@@ -80,10 +80,10 @@ func postRenderSafe(file, text string) string {
 	}
 	for _, h := range hooks {
 		if IsTestHook(h) {
-			docs = append(docs, strings.TrimSuffix(h.Manifest, "\n")+"\n")
+			docs = append(docs, hookDocument(h))
 			continue
 		}
-		objs, err := manifest.SplitDocuments(h.Manifest)
+		objs, err := manifest.SplitDocuments(hookDocument(h))
 		if err != nil {
 			return text
 		}

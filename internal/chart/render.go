@@ -250,7 +250,7 @@ func (r *Rendered) AddHooks(hooks []*release.Hook) error {
 		if h == nil {
 			continue
 		}
-		objs, err := manifest.SplitDocuments(h.Manifest)
+		objs, err := manifest.SplitDocuments(hookDocument(h))
 		if err != nil {
 			return fmt.Errorf("hook %s: %w", h.Path, err)
 		}
@@ -262,6 +262,13 @@ func (r *Rendered) AddHooks(hooks []*release.Hook) error {
 		r.HookSources = appendSource(r.HookSources, h.Path, len(objs))
 	}
 	return nil
+}
+
+// hookDocument is h's manifest as Helm reads it when it creates the hook: line by line, each
+// line ended by a newline, so a "|" block scalar ending a template without one keeps its
+// final newline, as it does in the manifest of the release's other objects.
+func hookDocument(h *release.Hook) string {
+	return strings.TrimSuffix(h.Manifest, "\n") + "\n"
 }
 
 func appendSource(sources []string, file string, n int) []string {

@@ -32,7 +32,7 @@ func TestAccRelease_yamlHelm4ReserializesAppliesAsHelm4Install(t *testing.T) {
 	sameAsHelm4 := func(message string) resource.TestCheckFunc {
 		return func(*terraform.State) error {
 			runHelmIn(t, helm4, e.cluster, oracle, "upgrade", "--install", "--wait", "edges", chartDir, "--set", "message="+message)
-			return e.sameConfigMaps(t, oracle, 7)
+			return e.sameConfigMaps(t, oracle, 8)
 		}
 	}
 	testAccResourceTest(t, resource.TestCase{
