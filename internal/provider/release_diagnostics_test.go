@@ -341,6 +341,12 @@ func TestReleaseDiagnostics_dryRunRefusalOfNulls(t *testing.T) {
 	byWebhook := unchanged
 	byWebhook.Err = &kube.RefusedError{Class: refusal.Webhook, Reason: "Forbidden", Webhook: "claims.policy.example.com",
 		Message: `admission webhook "claims.policy.example.com" denied the request: claims need a label`}
+	byQuota := unchanged
+	byQuota.Err = &kube.RefusedError{Class: refusal.Quota, Reason: "Forbidden",
+		Message: `persistentvolumeclaims "data" is forbidden: exceeded quota: storage, requested: requests.storage=10Gi, used: requests.storage=0, limited: requests.storage=5Gi`}
+	byPolicy := unchanged
+	byPolicy.Err = &kube.RefusedError{Class: refusal.Policy, Reason: "Invalid", Policy: "claims-sized",
+		Message: `persistentvolumeclaims "data" is forbidden: ValidatingAdmissionPolicy 'claims-sized' with binding 'claims-sized' denied request: claims stay small`}
 	for _, tt := range []struct {
 		desc      string
 		force     bool
@@ -354,6 +360,8 @@ func TestReleaseDiagnostics_dryRunRefusalOfNulls(t *testing.T) {
 		{"changed, force_replace", true, claim, "Object Will Be Replaced", []string{"holds null at .spec.storageClassName"}, nil},
 		{"changed, no null", false, plain, "Immutable Field Changed", []string{"force_replace"}, []string{"null"}},
 		{"unchanged, refused by a webhook", false, byWebhook, "Object Refused by an Admission Webhook", []string{"claims.policy.example.com", "claims need a label"}, []string{"null"}},
+		{"unchanged, refused by a quota", false, byQuota, "Object Refused by the API Server", []string{"a ResourceQuota of the namespace", "requests.storage=5Gi"}, []string{"null"}},
+		{"unchanged, refused by an admission policy", false, byPolicy, "Object Refused by the API Server", []string{"the ValidatingAdmissionPolicy \"claims-sized\"", "claims stay small"}, []string{"null"}},
 	} {
 		m := &releaseModel{Namespace: types.StringValue("review-1"), Name: types.StringValue("app"), ForceReplace: types.BoolValue(tt.force)}
 		var diags diag.Diagnostics
