@@ -104,6 +104,13 @@ func (r *environmentResource) ModifyPlan(ctx context.Context, req resource.Modif
 			plan.UID = state.UID
 		}
 	}
+	if !plan.Namespace.IsUnknown() {
+		var stateLabels *types.Map
+		if state != nil && len(resp.RequiresReplace) == 0 {
+			stateLabels = &state.Labels
+		}
+		r.data.planned.put(plan.Namespace.ValueString(), stateLabels, plan.Labels)
+	}
 	tflog.Debug(ctx, "planned environment", map[string]any{"name": spec.Name, "namespace": plan.Namespace.String(), "replace": len(resp.RequiresReplace) > 0})
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }

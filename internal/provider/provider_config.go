@@ -177,6 +177,8 @@ type providerData struct {
 	getenv func(string) string
 	// refreshed hands a release's history from its refresh to its plan.
 	refreshed refreshedHistories
+	// planned hands the Pod Security level an environment's plan sets to its releases' plans.
+	planned plannedNamespaces
 }
 
 func (p *gitlabk8sProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {

@@ -365,7 +365,7 @@ func TestReleaseDiagnostics_dryRunRefusalOfNulls(t *testing.T) {
 	} {
 		m := &releaseModel{Namespace: types.StringValue("review-1"), Name: types.StringValue("app"), ForceReplace: types.BoolValue(tt.force)}
 		var diags diag.Diagnostics
-		if reason := addDryRunDiagnostic(m, tt.outcome, "", &diags); reason != "" || len(diags) != 1 {
+		if reason := addDryRunDiagnostic(m, tt.outcome, "", "", &diags); reason != "" || len(diags) != 1 {
 			t.Fatalf("%s: %d diagnostics, not checked %q", tt.desc, len(diags), reason)
 		}
 		if diags[0].Summary() != tt.summary {
@@ -389,13 +389,26 @@ func TestReleaseDiagnostics_dryRunRefusalOfNulls(t *testing.T) {
 	accepted.Result = &kube.DryRunResult{Warnings: []string{`would violate PodSecurity "restricted:latest": allowPrivilegeEscalation != false`}}
 	m := &releaseModel{Namespace: types.StringValue("review-1"), Name: types.StringValue("app")}
 	var diags diag.Diagnostics
-	if reason := addDryRunDiagnostic(m, accepted, "restricted", &diags); reason != "" || len(diags) != 0 {
+	if reason := addDryRunDiagnostic(m, accepted, "restricted", "", &diags); reason != "" || len(diags) != 0 {
 		t.Errorf("an accepted unchanged object: %v, not checked %q; want nothing", diags, reason)
 	}
 	changed := accepted
 	changed.Unchanged = false
-	if addDryRunDiagnostic(m, changed, "restricted", &diags); len(diags) != 1 || diags[0].Summary() != "Pods Refused by Pod Security" {
+	if addDryRunDiagnostic(m, changed, "restricted", "", &diags); len(diags) != 1 || diags[0].Summary() != "Pods Refused by Pod Security" {
 		t.Errorf("the same object changed: %v, want the Pod Security error", diags)
+	}
+
+	// The environment's plan replaces the namespace's "restricted" with "privileged": the
+	// warning about the level replaced is not this plan's, a warning about another level (the
+	// namespace's warn label) still shows.
+	diags = nil
+	changed.Result = &kube.DryRunResult{Warnings: []string{
+		`would violate PodSecurity "restricted:latest": allowPrivilegeEscalation != false`,
+		`would violate PodSecurity "baseline:latest": privileged`,
+	}}
+	addDryRunDiagnostic(m, changed, "privileged", "restricted", &diags)
+	if len(diags) != 1 || diags[0].Summary() != "API Server Warnings" || strings.Contains(diags[0].Detail(), "restricted") || !strings.Contains(diags[0].Detail(), `"baseline:latest"`) {
+		t.Errorf("under a level the environment's plan replaces: %v, want the warning about the other level alone", diags)
 	}
 }
 

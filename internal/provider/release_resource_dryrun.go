@@ -46,7 +46,7 @@ func addDryRunDiagnostics(ctx context.Context, m *releaseModel, checked *release
 			sideEffects[unsupported.Webhook] = append(sideEffects[unsupported.Webhook], o.Key)
 			continue
 		}
-		if reason := addDryRunDiagnostic(m, o, checked.Enforce, diags); reason != "" {
+		if reason := addDryRunDiagnostic(m, o, checked.Enforce, checked.Replaced, diags); reason != "" {
 			notChecked = append(notChecked, reason)
 		}
 	}
@@ -80,7 +80,7 @@ func addWebhooksNotCalled(m *releaseModel, objectsByWebhook map[string][]string,
 
 // addDryRunDiagnostic reports one outcome. It returns, instead, why the object could not be
 // checked when the dry run itself did not get an answer (RBAC, the network).
-func addDryRunDiagnostic(m *releaseModel, o release.DryRunOutcome, enforce string, diags *diag.Diagnostics) string {
+func addDryRunDiagnostic(m *releaseModel, o release.DryRunOutcome, enforce, replaced string, diags *diag.Diagnostics) string {
 	d := m.diagnostics()
 	at := path.Root("manifests").AtMapKey(o.Key)
 	object := o.Key
@@ -94,7 +94,7 @@ func addDryRunDiagnostic(m *releaseModel, o release.DryRunOutcome, enforce strin
 		// Dry-run for its nulls alone: what the API server warns about in an object this plan
 		// does not change is not this plan's to report.
 	case o.Err == nil:
-		addDryRunWarnings(m, o, object, enforce, diags)
+		addDryRunWarnings(m, o, object, enforce, replaced, diags)
 	case errors.As(o.Err, &refused) && o.Unchanged && (refused.Immutable() || refused.Class == refusal.Invalid):
 		// Dry-run for its nulls alone, and refused for its fields: a webhook, a policy or a quota
 		// that refuses it now is named by the cases below.
@@ -148,13 +148,18 @@ func addDryRunDiagnostic(m *releaseModel, o release.DryRunOutcome, enforce strin
 
 // addDryRunWarnings reports what the API server warned about. Pod Security warns, instead of
 // refusing, about a workload whose pods the namespace's enforced level refuses: the pods would
-// never be created, so that is an error.
-func addDryRunWarnings(m *releaseModel, o release.DryRunOutcome, object, enforce string, diags *diag.Diagnostics) {
+// never be created, so that is an error. A warning about the level replaced, which the
+// environment's plan sets another in place of, is about a namespace the apply changes.
+func addDryRunWarnings(m *releaseModel, o release.DryRunOutcome, object, enforce, replaced string, diags *diag.Diagnostics) {
 	d := m.diagnostics()
 	at := path.Root("manifests").AtMapKey(o.Key)
 	var other []string
 	for _, w := range o.Result.Warnings {
-		if level, ok := refusal.PodSecurityViolation(w); ok && enforce != "" && level == enforce {
+		level, ok := refusal.PodSecurityViolation(w)
+		if ok && replaced != "" && level == replaced {
+			continue
+		}
+		if ok && enforce != "" && level == enforce {
 			diags.Append(d.AttributeError(at, "Pods Refused by Pod Security", fmt.Sprintf(
 				"Release %s: namespace %s enforces the %q Pod Security level, and the pods of %s would not meet it, so they would "+
 					"never be created. Change the pod template (securityContext, volumes, host namespaces) to meet the level.\n\n%s",

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -326,4 +327,54 @@ func defaultStorageClass(t *testing.T, e *releaseTestEnv) string {
 	}
 	t.Fatal("the cluster has no default StorageClass")
 	return ""
+}
+
+// An environment's plan that changes its namespace's Pod Security level hands the level to the
+// plans of the releases in it, whose apply comes after the environment's: pods the new level
+// admits plan and apply together with the change, where the level the namespace has now refused
+// them and the change could only be applied with -target. A plan that leaves the level as it is
+// still refuses them.
+func TestAccRelease_podSecurityLevelTheEnvironmentChanges(t *testing.T) {
+	c := testAccCluster(t)
+	kc, err := c.Clientset(testcluster.AdminContext)
+	if err != nil {
+		t.Fatal(err)
+	}
+	namespace := fmt.Sprintf("review-psa-%04x", rand.IntN(1<<16))
+	config := func(level, set string) string {
+		env := fmt.Sprintf(`
+resource "gitlabk8s_environment" "review" {
+  name      = "review/psa"
+  namespace = %q
+  labels    = { %q = %q }
+}
+`, namespace, release.PodSecurityEnforceLabel, level)
+		return env + strings.Replace(checksApplied(namespace, set), fmt.Sprintf("namespace = %q", namespace), "namespace = gitlabk8s_environment.review.namespace", 1)
+	}
+	privileged := func(*terraform.State) error {
+		d, err := kc.AppsV1().Deployments(namespace).Get(context.Background(), "checks", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if sc := d.Spec.Template.Spec.Containers[0].SecurityContext; sc == nil || sc.Privileged == nil || !*sc.Privileged {
+			return fmt.Errorf("Deployment checks runs %+v, want a privileged container", d.Spec.Template.Spec.Containers[0].SecurityContext)
+		}
+		return nil
+	}
+	testAccResourceTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: config("baseline", ``)},
+			{
+				Config:      config("baseline", `"privileged" = "true"`),
+				PlanOnly:    true,
+				ExpectError: wrappedPattern(`(?s)Pods Refused by Pod Security.*enforces the "baseline".*Deployment.apps/checks.*privileged`),
+			},
+			{
+				Config:           config("privileged", `"privileged" = "true"`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				Check:            privileged,
+			},
+		},
+	})
 }

@@ -58,6 +58,7 @@ func (r *releaseResource) renderEnvironment(ctx context.Context, m *releaseModel
 	definitions := m.definitions()
 	env.apiVersions = withDefinedAPIVersions(env.apiVersions, chart.DefaultAPIVersions, definitions)
 	in, ok := m.releaseInputs(ctx, env, private, diags)
+	in.PodSecurity = r.data.planned.get(in.Namespace)
 	in.Definitions = definitions
 	if !ok {
 		return nil

@@ -69,8 +69,12 @@ type DryRunChecked struct {
 	// NamespaceTerminating says the release's namespace is being deleted: as with
 	// NamespaceMissing, only cluster-scoped objects were dry-run.
 	NamespaceTerminating bool
-	// Enforce is the Pod Security level the namespace enforces, empty when none or unknown.
+	// Enforce is the Pod Security level the namespace enforces, or the one the plan of its
+	// environment sets (Inputs.PodSecurity), empty when none or unknown.
 	Enforce string
+	// Replaced is the level the namespace enforces now when the environment's plan sets
+	// another: the dry run's warnings about it are about a level the apply replaces.
+	Replaced string
 	// Outcomes are the answers, by object.
 	Outcomes []DryRunOutcome
 	// NotServed are the objects of kinds the chart or crds_from defines and the cluster does
@@ -328,6 +332,9 @@ func (r *Request) dryRun(ctx context.Context, changed []changedObject, defined m
 		changed = slices.DeleteFunc(changed, func(o changedObject) bool { return r.namespaced(o.object) })
 	default:
 		out.Enforce = ns.Labels[PodSecurityEnforceLabel]
+		if p := r.PodSecurity; p != nil && p.Enforce != out.Enforce {
+			out.Replaced, out.Enforce = out.Enforce, p.Enforce
+		}
 	}
 	objs := make([]manifest.Object, len(changed))
 	for i, o := range changed {

@@ -84,6 +84,26 @@ func TestRequest_checkDryRunsWhatChanges(t *testing.T) {
 		t.Errorf("dry-run %q, want the changed ConfigMap alone", c.dryRun)
 	}
 
+	// The level the environment's plan sets is the one checked, and the namespace's own is
+	// named as replaced; a plan that sets the level the namespace has replaces nothing.
+	for _, tt := range []struct {
+		planned           *PlannedLevel
+		enforce, replaced string
+	}{
+		{&PlannedLevel{Enforce: "privileged"}, "privileged", "baseline"},
+		{&PlannedLevel{}, "", "baseline"},
+		{&PlannedLevel{Enforce: "baseline"}, "baseline", ""},
+		{nil, "baseline", ""},
+	} {
+		in := webInputs(map[string]string{"config.greeting": "hi"})
+		in.PodSecurity = tt.planned
+		c = &answeringChecker{namespace: map[string]string{PodSecurityEnforceLabel: "baseline"}}
+		got = checked(t, in, recorded, CheckAll, c)
+		if got.DryRun == nil || got.DryRun.Enforce != tt.enforce || got.DryRun.Replaced != tt.replaced || len(c.dryRun) != 1 {
+			t.Errorf("planned %+v: checked %+v, dry-run %q; want the level %q checked, %q replaced", tt.planned, got.DryRun, c.dryRun, tt.enforce, tt.replaced)
+		}
+	}
+
 	c = &answeringChecker{}
 	got = checked(t, webInputs(nil), nil, CheckAll, c)
 	if got.DryRun == nil || !got.DryRun.NamespaceMissing || len(c.dryRun) != 0 {

@@ -56,6 +56,16 @@ type Inputs struct {
 	// ReplaceDefinitions applies the chart's crds/ definitions before the install or upgrade
 	// (crd_policy create_replace): the plan checks they drop no stored version.
 	ReplaceDefinitions bool
+	// PodSecurity is the Pod Security level the plan of the release's environment sets on its
+	// namespace, which the apply sets before it applies the release; nil when that plan leaves
+	// the namespace's level as it is.
+	PodSecurity *PlannedLevel
+}
+
+// PlannedLevel is a Pod Security level a plan sets on a namespace (its enforce label), empty
+// when the plan removes the label.
+type PlannedLevel struct {
+	Enforce string
 }
 
 // Capabilities are what a chart sees of its cluster.
