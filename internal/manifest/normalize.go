@@ -27,7 +27,8 @@ var serverSetMetadata = []string{
 // selfLink, deletionTimestamp, deletionGracePeriodSeconds), the
 // kubectl.kubernetes.io/last-applied-configuration annotation, the record
 // annotations in gitlab.VolatileAnnotations, empty labels and annotations,
-// and null values in mappings at any depth.
+// and null values in mappings at any depth, but those the API server reads as an empty string
+// in a built-in kind (serverNulls).
 //
 // A namespaced object without a namespace gets defaultNamespace (if not
 // empty). A cluster-scoped object loses any namespace, as the API server
@@ -36,7 +37,11 @@ func Normalize(obj Object, defaultNamespace string, namespaced bool) Object {
 	if obj == nil {
 		return nil
 	}
-	out := copyMap(obj, true)
+	var dropped bool
+	out := copyMap(obj, &dropped)
+	if dropped {
+		serverNulls(obj, out)
+	}
 	delete(out, "status")
 
 	metadata, _ := out["metadata"].(map[string]any)
@@ -78,31 +83,35 @@ func Normalize(obj Object, defaultNamespace string, namespaced bool) Object {
 
 // DeepCopy copies the maps and slices of a JSON-compatible value, so the copy shares nothing
 // with value.
-func DeepCopy(value any) any { return copyValue(value, false) }
+func DeepCopy(value any) any { return copyValue(value, nil) }
 
 // copyMap deep-copies a mapping; see copyValue.
-func copyMap(m map[string]any, dropNulls bool) map[string]any {
+func copyMap(m map[string]any, dropped *bool) map[string]any {
 	out := make(map[string]any, len(m))
 	for key, elem := range m {
-		if elem == nil && dropNulls {
+		if elem == nil && dropped != nil {
+			*dropped = true
 			continue
 		}
-		out[key] = copyValue(elem, dropNulls)
+		out[key] = copyValue(elem, dropped)
 	}
 	return out
 }
 
-// copyValue deep-copies the maps and slices of a JSON-compatible value.
-// With dropNulls, mapping entries whose value is null are left out (list
-// elements are kept, as dropping them would shift positions).
-func copyValue(value any, dropNulls bool) any {
+// copyValue deep-copies the maps and slices of a JSON-compatible value. With dropped set,
+// mapping entries whose value is null are left out, and *dropped says whether there were any
+// (list elements are kept, as dropping them would shift positions).
+func copyValue(value any, dropped *bool) any {
 	switch v := value.(type) {
 	case map[string]any:
-		return copyMap(v, dropNulls)
+		return copyMap(v, dropped)
 	case []any:
 		out := make([]any, len(v))
 		for i, elem := range v {
-			out[i] = copyValue(elem, dropNulls)
+			if elem == nil && dropped != nil {
+				*dropped = true
+			}
+			out[i] = copyValue(elem, dropped)
 		}
 		return out
 	default:

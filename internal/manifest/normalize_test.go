@@ -54,7 +54,16 @@ spec:
         - name: EMPTY
         name: web
 `
-	objs, err := SplitDocuments(live)
+	if got := normalized(t, live); got != want {
+		t.Errorf("Normalize gave\n%s\nwant\n%s", got, want)
+	}
+}
+
+// normalized renders the first object of doc normalized into namespace review-x, and checks
+// that Normalize left the object as it was.
+func normalized(t *testing.T, doc string) string {
+	t.Helper()
+	objs, err := SplitDocuments(doc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,12 +72,10 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got != want {
-		t.Errorf("Normalize gave\n%s\nwant\n%s", got, want)
-	}
 	if after, _ := Render(objs[0]); after != before {
 		t.Errorf("Normalize changed its input:\n%s", after)
 	}
+	return got
 }
 
 func TestNormalize_namespaceFollowsScope(t *testing.T) {
@@ -121,5 +128,112 @@ func TestNormalize_emptyMetadataGoesAway(t *testing.T) {
 				t.Errorf("got\n%s\nwant\n%s", got, tt.want)
 			}
 		})
+	}
+}
+
+// A null where a built-in kind holds a string is kept as the API server keeps it, an empty
+// string (as a server-side apply of these documents answered on the local cluster), and so is
+// one among a custom resource's labels; a null of any other field, or of a custom resource's
+// spec, is dropped.
+func TestNormalize_nullsAsTheAPIServerKeepsThem(t *testing.T) {
+	for _, tt := range []struct{ doc, want string }{
+		{`
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: n1, labels: {a: null, b: x}, annotations: {c: null}}
+data: {level: null, other: x}
+binaryData: {bin: null}
+`, `apiVersion: v1
+binaryData:
+  bin: ""
+data:
+  level: ""
+  other: x
+kind: ConfigMap
+metadata:
+  annotations:
+    c: ""
+  labels:
+    a: ""
+    b: x
+  name: n1
+  namespace: review-x
+`},
+		{`
+apiVersion: v1
+kind: Secret
+metadata: {name: s1}
+data: {d: null}
+stringData: {sd: null}
+`, `apiVersion: v1
+data:
+  d: ""
+kind: Secret
+metadata:
+  name: s1
+  namespace: review-x
+stringData:
+  sd: ""
+`},
+		{`
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: d1, creationTimestamp: null}
+spec:
+  replicas: null
+  selector: {matchLabels: {app: d1, z: null}}
+  template:
+    metadata: {labels: {app: d1, z: null}}
+    spec:
+      nodeSelector: {k: null}
+      containers: [{name: c, image: x, args: [null, a], env: [{name: E, value: null}], resources: null}]
+`, `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: d1
+  namespace: review-x
+spec:
+  selector:
+    matchLabels:
+      app: d1
+      z: ""
+  template:
+    metadata:
+      labels:
+        app: d1
+        z: ""
+    spec:
+      containers:
+      - args:
+        - ""
+        - a
+        env:
+        - name: E
+        image: x
+        name: c
+      nodeSelector:
+        k: ""
+`},
+		{`
+apiVersion: example.com/v1
+kind: Widget
+metadata: {name: w1, labels: {a: null}}
+spec: {data: {level: null}, args: [null]}
+`, `apiVersion: example.com/v1
+kind: Widget
+metadata:
+  labels:
+    a: ""
+  name: w1
+  namespace: review-x
+spec:
+  args:
+  - null
+  data: {}
+`},
+	} {
+		if got := normalized(t, tt.doc); got != tt.want {
+			t.Errorf("Normalize gave\n%s\nwant\n%s", got, tt.want)
+		}
 	}
 }

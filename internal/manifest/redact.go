@@ -245,7 +245,7 @@ func (r *Redactor) Object(obj Object) Object {
 	if obj == nil {
 		return nil
 	}
-	out := copyMap(obj, false)
+	out := copyMap(obj, nil)
 	r.redactInPlace(out)
 	return out
 }

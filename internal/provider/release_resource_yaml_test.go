@@ -95,3 +95,45 @@ func (e *releaseTestEnv) sameConfigMaps(t *testing.T, other string, want int) er
 	}
 	return nil
 }
+
+// A key a template writes with nothing after it where the object holds strings (a ConfigMap's
+// data, labels) is planned as the API server keeps it, an empty string, as Helm's install and the
+// apply leave it, at install and at an upgrade that takes a value away: each plan after an apply
+// is empty.
+func TestAccRelease_nullStringIsPlannedAsTheAPIServerKeepsIt(t *testing.T) {
+	e := testAccRelease(t)
+	chartDir := writeChart(t, "nulls", map[string]string{
+		"Chart.yaml":  "apiVersion: v2\nname: nulls\nversion: 0.1.0\n",
+		"values.yaml": "level:\n",
+		"templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: nulls\n  labels:\n    tier:\n" +
+			"data:\n  level: {{ .Values.level }}\n  other: x\n",
+	})
+	config := func(set string) string { return releaseConfig("nulls", e.namespace, chartDir, set) }
+	level := func(want string) resource.TestCheckFunc {
+		return func(*terraform.State) error {
+			cm, err := e.kube.CoreV1().ConfigMaps(e.namespace).Get(t.Context(), "nulls", metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			if tier, ok := cm.Labels["tier"]; cm.Data["level"] != want || !ok || tier != "" {
+				return fmt.Errorf("the ConfigMap holds data %v, labels %v; want level %q and an empty tier", cm.Data, cm.Labels, want)
+			}
+			return nil
+		}
+	}
+	planned := func(text string) resource.ConfigPlanChecks {
+		return resource.ConfigPlanChecks{
+			PreApply: []plancheck.PlanCheck{plancheck.ExpectKnownValue("gitlabk8s_release.nulls", tfjsonpathManifest("ConfigMap/nulls"),
+				knownStringContaining(text))},
+			PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+		}
+	}
+	testAccResourceTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: config(""), ConfigPlanChecks: planned("data:\n  level: \"\"\n  other: x\n"), Check: level("")},
+			{Config: config(`  set = { level = "debug" }`), ConfigPlanChecks: planned("data:\n  level: debug\n"), Check: level("debug")},
+			{Config: config(""), ConfigPlanChecks: planned("data:\n  level: \"\"\n  other: x\n"), Check: level("")},
+		},
+	})
+}
