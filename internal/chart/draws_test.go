@@ -380,3 +380,57 @@ data:
 		t.Errorf("a plan with nothing changed renders other objects than were applied:\n%s\nvs\n%s", again.Manifest, installed.Manifest)
 	}
 }
+
+// An object holding a drawn key or certificate is found by its name, not by its position in its
+// template: an unrelated Secret rendered before it in the same template (sealed-secrets' ingress
+// Secrets before its self-signed one) leaves the certificate as it was, and a record that keys
+// the traces by position (written before places had names) keeps it too.
+func TestRenderStable_objectAddedBeforeADrawnCertificateKeepsIt(t *testing.T) {
+	l := inMemoryChart("tls", map[string]string{"templates/tls.yaml": `{{- range .Values.extra }}
+apiVersion: v1
+kind: Secret
+metadata:
+  name: {{ . }}
+stringData:
+  a: b
+---
+{{- end }}
+{{- $ca := genCA "ca" 365 }}
+{{- $cert := genSignedCert "a.example.test" nil (list "a.example.test") 365 $ca }}
+apiVersion: v1
+kind: Secret
+metadata:
+  name: tls
+data:
+  tls.crt: {{ $cert.Cert | b64enc | quote }}
+  ca.crt: {{ $ca.Cert | b64enc | quote }}
+`})
+	o := RenderOptions{ReleaseName: "web", Namespace: "review-x", Seed: testSeed}
+	renderWith := func(extra []any, prior Prior) (*Rendered, string) {
+		t.Helper()
+		rendered, err := RenderStable(context.Background(), l, map[string]any{"extra": extra}, o, prior)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rendered, secretData(t, rendered, "tls", "tls.crt")
+	}
+	installed, cert := renderWith(nil, Prior{})
+	prior := Prior{Documents: applied(installed), Traces: installed.Traces}
+	added, again := renderWith([]any{"one", "two"}, prior)
+	if again != cert || len(added.Generated) != 0 {
+		t.Errorf("two Secrets added before it: the certificate drawn anew (%d objects generated)", len(added.Generated))
+	}
+	if _, back := renderWith(nil, Prior{Documents: applied(added), Traces: added.Traces}); back != cert {
+		t.Error("the Secrets taken out again: the certificate drawn anew")
+	}
+	byPosition := map[string]string{}
+	for at, trace := range installed.Traces {
+		byPosition[strings.Replace(at, "|/tls#0|", "|0|", 1)] = trace
+	}
+	if maps.Equal(byPosition, installed.Traces) {
+		t.Fatalf("no trace is keyed by the Secret's name: %v", slices.Collect(maps.Keys(installed.Traces)))
+	}
+	if _, kept := renderWith(nil, Prior{Documents: applied(installed), Traces: byPosition}); kept != cert {
+		t.Error("a record keyed by position: the certificate drawn anew")
+	}
+}

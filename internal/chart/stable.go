@@ -165,26 +165,51 @@ type stabilized struct {
 	traces map[string]string
 }
 
-// documentPlace says where an object is in a chart's output, so that the
-// same object is found in another rendering even when its name is generated:
-// its template, kind, whether it is a hook, and how many documents of that
-// template, kind and hookness come before it.
+// documentPlace says where an object is in a chart's output, so that the same object is found
+// in another rendering: its template, kind, whether it is a hook, and its name when no rendering
+// draws it, else how many documents of that template, kind and hookness come before it (a
+// name drawn anew at every rendering names nothing to find it by).
 type documentPlace struct {
 	source, kind string
 	hook         bool
 	n            int
+	// name is the object's namespace and name when no rendering draws them, with m the
+	// documents of that template, kind, hookness and name before it; empty when drawn.
+	name string
+	m    int
 }
 
 // placer numbers documents into documentPlaces in the order they are seen.
 type placer map[documentPlace]int
 
-func (p placer) place(source string, obj manifest.Object) documentPlace {
+// place places obj, found in template source; named says that no rendering draws its name.
+func (p placer) place(source string, obj manifest.Object, named bool) documentPlace {
 	kind, _ := obj["kind"].(string)
 	counted := documentPlace{source: source, kind: kind, hook: isHookObject(obj)}
 	place := counted
 	place.n = p[counted]
 	p[counted]++
+	if named {
+		byName := counted
+		byName.name = namespacedName(obj)
+		place.name, place.m = byName.name, p[byName]
+		p[byName]++
+	}
 	return place
+}
+
+// namespacedName is obj's namespace and name.
+func namespacedName(obj manifest.Object) string {
+	metadata, _ := obj["metadata"].(map[string]any)
+	namespace, _ := metadata["namespace"].(string)
+	return namespace + "/" + fmt.Sprint(metadata["name"])
+}
+
+// sameName reports whether two renderings of a document give it the same name.
+func sameName(a, b any) bool {
+	ma, _ := a.(manifest.Object)
+	mb, _ := b.(manifest.Object)
+	return ma != nil && mb != nil && namespacedName(ma) == namespacedName(mb)
 }
 
 // isHookObject reports whether obj carries the helm.sh/hook annotation.
@@ -204,9 +229,13 @@ type traces struct{ traced, probed, apart map[string]string }
 // unchanged.
 type stabilizer struct {
 	prior   Prior
-	before  map[documentPlace]manifest.Object
+	before  map[string]manifest.Object
 	drawing *drawing
 	traces  traces
+	// key and byPosition name the place of the object at hand, by name where it has one no
+	// rendering draws, and by position, as a record written before places had names keys
+	// its traces.
+	key, byPosition string
 	// allUnseededAnew draws every value no seed determines anew, since a certificate and the CA
 	// that signed it must change together; unseededAnew says that one of them is drawn anew.
 	// Both stay set across the second run over the rendering that draws them for real, which
@@ -260,13 +289,17 @@ func (s *stabilizer) file(source, applied string) (string, error) {
 		if obj == nil {
 			continue
 		}
-		place := places.place(source, obj)
+		place := places.place(source, obj, sameName(objs[1], objs[2]))
 		if docs[1][i] == docs[2][i] {
 			continue
 		}
-		prior, hasPrior := s.before[place]
+		s.key, s.byPosition = place.key(), place.positionKey()
+		prior, hasPrior := s.before[s.key]
+		if !hasPrior {
+			prior, hasPrior = s.before[s.byPosition]
+		}
 		s.anew, s.renamed = false, false
-		merged, _ := s.walk(objs, prior, hasPrior, place.key()).(map[string]any)
+		merged, _ := s.walk(objs, prior, hasPrior, s.key).(map[string]any)
 		if s.anew {
 			s.out.generated = append(s.out.generated, merged)
 			if s.renamed {
@@ -282,17 +315,20 @@ func (s *stabilizer) file(source, applied string) (string, error) {
 	return strings.Join(docs[0], "\n---\n"), nil
 }
 
-// priorObjects places the objects of prior.
-func priorObjects(prior []Document) map[documentPlace]manifest.Object {
+// priorObjects places the objects of prior, by the key of their place by name and by
+// position: which of their names were drawn is not known, and a drawn name is not found by
+// name in another rendering.
+func priorObjects(prior []Document) map[string]manifest.Object {
 	places := placer{}
-	out := map[documentPlace]manifest.Object{}
+	out := map[string]manifest.Object{}
 	for _, doc := range prior {
 		for _, text := range splitTemplateOutput(doc.Text) {
 			obj, err := singleObject(text)
 			if err != nil || obj == nil {
 				continue // what cannot be read cannot give values
 			}
-			out[places.place(doc.Source, obj)] = obj
+			place := places.place(doc.Source, obj, true)
+			out[place.key()], out[place.positionKey()] = obj, obj
 		}
 	}
 	return out
@@ -326,8 +362,16 @@ func identity(obj manifest.Object) string {
 	return fmt.Sprintf("%v %v %v/%v", obj["apiVersion"], obj["kind"], metadata["namespace"], metadata["name"])
 }
 
-// key names a place in traces.
+// key names a place in traces: by name where it has one, else by position.
 func (p documentPlace) key() string {
+	if p.name == "" {
+		return p.positionKey()
+	}
+	return fmt.Sprintf("%s|%s|%t|%s#%d|", p.source, p.kind, p.hook, p.name, p.m)
+}
+
+// positionKey names a place by its position alone.
+func (p documentPlace) positionKey() string {
 	return fmt.Sprintf("%s|%s|%t|%d|", p.source, p.kind, p.hook, p.n)
 }
 
@@ -381,7 +425,7 @@ func (s *stabilizer) drawn(v [4]any, prior any, hasPrior bool, at string) any {
 	trace := s.drawing.trace(v[1])
 	s.out.traces[at] = trace
 	unseeded := !reflect.DeepEqual(v[1], v[3])
-	keep := hasPrior && (s.prior.Traces == nil || s.prior.Traces[at] == trace)
+	keep := hasPrior && (s.prior.Traces == nil || s.priorTrace(at) == trace)
 	if unseeded && s.allUnseededAnew {
 		keep = false
 	}
@@ -398,6 +442,15 @@ func (s *stabilizer) drawn(v [4]any, prior any, hasPrior bool, at string) any {
 		}
 	}
 	return v[0]
+}
+
+// priorTrace is the trace prior recorded at at, found by the place's name or, in a record
+// written before places had names, by its position.
+func (s *stabilizer) priorTrace(at string) string {
+	if trace, ok := s.prior.Traces[at]; ok || s.key == s.byPosition || !strings.HasPrefix(at, s.key) {
+		return trace
+	}
+	return s.prior.Traces[s.byPosition+strings.TrimPrefix(at, s.key)]
 }
 
 // trace digests a traced value with the seed: equal traces mean the value was drawn from
