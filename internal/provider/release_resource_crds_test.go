@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -20,6 +21,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
 
@@ -360,6 +363,74 @@ resource "gitlabk8s_release" "operator" {
 				},
 				Check: g.conversionCABundleIs(caBundle),
 			},
+		},
+	})
+}
+
+// Under create_replace the definitions of crds/ are read from the cluster at refresh, as every
+// upgrade applies them: one changed in the cluster shows in the plan and the apply puts it
+// back, one deleted is planned to be added and the apply creates it again.
+func TestAccRelease_crdPolicyReplaceShowsDefinitionsChangedInTheCluster(t *testing.T) {
+	e := testAccRelease(t)
+	g := writeGizmoCharts(t)
+	operator := g.writeChart(t, "operator", map[string]string{"crds/gizmos.yaml": gizmoDefinition("v1")})
+	config := fmt.Sprintf(`
+resource "gitlabk8s_release" "operator" {
+  name       = "operator"
+  namespace  = %q
+  chart      = %q
+  crd_policy = "create_replace"
+}
+`, e.namespace, operator)
+	path := "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gizmos." + g.group
+	maximum := "/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/size/maximum"
+	maximumIs := func(want string) resource.TestCheckFunc {
+		return func(*terraform.State) error {
+			body, err := g.kube.RESTClient().Get().AbsPath(path).DoRaw(context.Background())
+			if err != nil {
+				return err
+			}
+			if !strings.Contains(string(body), `"maximum":`+want) {
+				return fmt.Errorf("the live definition does not have maximum %s: %s", want, body)
+			}
+			return nil
+		}
+	}
+	applied := resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}
+	testAccResourceTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: config, ConfigPlanChecks: applied, Check: maximumIs("10")},
+			{
+				PreConfig: func() {
+					patch := fmt.Sprintf(`[{"op":"replace","path":%q,"value":20}]`, maximum)
+					if err := g.kube.RESTClient().Patch(types.JSONPatchType).AbsPath(path).Body([]byte(patch)).Do(context.Background()).Error(); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:             config,
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			},
+			{Config: config, ConfigPlanChecks: applied, Check: maximumIs("10")},
+			{
+				PreConfig: func() {
+					if err := g.kube.RESTClient().Delete().AbsPath(path).Do(context.Background()).Error(); err != nil {
+						t.Fatal(err)
+					}
+					err := wait.PollUntilContextTimeout(context.Background(), 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+						err := g.kube.RESTClient().Get().AbsPath(path).Do(ctx).Error()
+						return apierrors.IsNotFound(err), nil
+					})
+					if err != nil {
+						t.Fatalf("the definition was never deleted: %v", err)
+					}
+				},
+				Config:             config,
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			},
+			{Config: config, ConfigPlanChecks: applied, Check: maximumIs("10")},
 		},
 	})
 }

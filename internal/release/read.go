@@ -109,7 +109,9 @@ func (r *Request) LiveManifests(ctx context.Context, last *helmv1.Release, recor
 // last revision, the live values of the fields the chart sets, as the request's ignore rules
 // project them; an object that no longer exists is left out, so the plan shows it being added
 // again. Hooks and CRDs, which Helm does not keep up to date, keep the manifests recorded
-// (Helm's own when nothing is recorded, as after an import). imported, when not nil, redacts
+// (Helm's own when nothing is recorded, as after an import), but the definitions of crds/
+// under create_replace (ReplaceDefinitions), which every upgrade applies: they are read like
+// the objects, so that one changed or deleted in the cluster shows. imported, when not nil, redacts
 // them instead of what the record knows. keep makes the redactor used the request's.
 func (r *Request) liveManifests(ctx context.Context, last *helmv1.Release, recorded *Recorded, rec manifest.RedactionRecord, imported *manifest.Redactor, keep bool) (map[string]string, error) {
 	failed := func(step ReadStep, err error) error {
@@ -121,6 +123,13 @@ func (r *Request) liveManifests(ctx context.Context, last *helmv1.Release, recor
 	desired, err := manifest.SplitDocuments(last.Manifest)
 	if err != nil {
 		return nil, failed(ReadRecorded, err)
+	}
+	if r.ReplaceDefinitions {
+		crds, err := recordedCRDs(last)
+		if err != nil {
+			return nil, failed(ReadRecorded, err)
+		}
+		desired = append(desired, crds...)
 	}
 	live, err := r.liveObjects(ctx, desired)
 	if err != nil {
