@@ -384,7 +384,8 @@ data:
 // An object holding a drawn key or certificate is found by its name, not by its position in its
 // template: an unrelated Secret rendered before it in the same template (sealed-secrets' ingress
 // Secrets before its self-signed one) leaves the certificate as it was, and a record that keys
-// the traces by position (written before places had names) keeps it too.
+// the traces by position (written before places had names) keeps it too. Named otherwise in
+// its place, it is found there.
 func TestRenderStable_objectAddedBeforeADrawnCertificateKeepsIt(t *testing.T) {
 	l := inMemoryChart("tls", map[string]string{"templates/tls.yaml": `{{- range .Values.extra }}
 apiVersion: v1
@@ -400,19 +401,23 @@ stringData:
 apiVersion: v1
 kind: Secret
 metadata:
-  name: tls
+  name: {{ .Values.name | default "tls" }}
 data:
   tls.crt: {{ $cert.Cert | b64enc | quote }}
   ca.crt: {{ $ca.Cert | b64enc | quote }}
 `})
 	o := RenderOptions{ReleaseName: "web", Namespace: "review-x", Seed: testSeed}
-	renderWith := func(extra []any, prior Prior) (*Rendered, string) {
+	renderNamed := func(name string, extra []any, prior Prior) (*Rendered, string) {
 		t.Helper()
-		rendered, err := RenderStable(context.Background(), l, map[string]any{"extra": extra}, o, prior)
+		rendered, err := RenderStable(context.Background(), l, map[string]any{"extra": extra, "name": name}, o, prior)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return rendered, secretData(t, rendered, "tls", "tls.crt")
+		return rendered, secretData(t, rendered, name, "tls.crt")
+	}
+	renderWith := func(extra []any, prior Prior) (*Rendered, string) {
+		t.Helper()
+		return renderNamed("tls", extra, prior)
 	}
 	installed, cert := renderWith(nil, Prior{})
 	prior := Prior{Documents: applied(installed), Traces: installed.Traces}
@@ -432,5 +437,8 @@ data:
 	}
 	if _, kept := renderWith(nil, Prior{Documents: applied(installed), Traces: byPosition}); kept != cert {
 		t.Error("a record keyed by position: the certificate drawn anew")
+	}
+	if _, renamed := renderNamed("tls-renamed", nil, prior); renamed != cert {
+		t.Error("named otherwise in its place: the certificate drawn anew")
 	}
 }

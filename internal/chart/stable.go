@@ -424,6 +424,11 @@ func (s *stabilizer) walk(v [4]any, prior any, hasPrior bool, at string) any {
 func (s *stabilizer) drawn(v [4]any, prior any, hasPrior bool, at string) any {
 	trace := s.drawing.trace(v[1])
 	s.out.traces[at] = trace
+	if s.key != s.byPosition && strings.HasPrefix(at, s.key) {
+		// Recorded by position too, for a rendering that names the object otherwise (a name
+		// holding a hash of its content, a changed fullnameOverride).
+		s.out.traces[s.byPosition+strings.TrimPrefix(at, s.key)] = trace
+	}
 	unseeded := !reflect.DeepEqual(v[1], v[3])
 	keep := hasPrior && (s.prior.Traces == nil || s.priorTrace(at) == trace)
 	if unseeded && s.allUnseededAnew {
@@ -444,8 +449,8 @@ func (s *stabilizer) drawn(v [4]any, prior any, hasPrior bool, at string) any {
 	return v[0]
 }
 
-// priorTrace is the trace prior recorded at at, found by the place's name or, in a record
-// written before places had names, by its position.
+// priorTrace is the trace prior recorded at at, found by the place's name or else by its
+// position: the object was named otherwise, or the record was written before places had names.
 func (s *stabilizer) priorTrace(at string) string {
 	if trace, ok := s.prior.Traces[at]; ok || s.key == s.byPosition || !strings.HasPrefix(at, s.key) {
 		return trace
