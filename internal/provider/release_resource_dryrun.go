@@ -53,8 +53,32 @@ func addDryRunDiagnostics(ctx context.Context, m *releaseModel, checked *release
 	if len(notChecked) > 0 {
 		addDryRunSkipped(m, fields, strings.Join(notChecked, "; "), diags)
 	}
+	for _, r := range checked.PodSecurity {
+		addPodsRefused(m, r.Key, objectFrom(r.Key, r.Source),
+			fmt.Sprintf("the plan of its environment sets namespace %s to enforce the %q Pod Security level", m.Namespace.ValueString(), r.Level),
+			fmt.Sprintf(", or leave the environment's label %s as it was", release.PodSecurityEnforceLabel),
+			fmt.Sprintf("would violate PodSecurity %q: %s", r.Level+":latest", r.Forbidden), diags)
+	}
 	addWebhooksNotCalled(m, sideEffects, diags)
 	addNotServedWarning(m, checked.NotServed, diags)
+}
+
+// objectFrom names an object by its key and the chart file it comes from.
+func objectFrom(key, source string) string {
+	if source == "" {
+		return key
+	}
+	return key + " (from " + source + ")"
+}
+
+// addPodsRefused reports an object whose pods a Pod Security level forbids: enforcing says how
+// its namespace comes to enforce the level, orElse what else may be done, detail what the level
+// forbids.
+func addPodsRefused(m *releaseModel, key, object, enforcing, orElse, detail string, diags *diag.Diagnostics) {
+	diags.Append(m.diagnostics().AttributeError(path.Root("manifests").AtMapKey(key), "Pods Refused by Pod Security", fmt.Sprintf(
+		"Release %s: %s, and the pods of %s would not meet it, so they would never be created. Change the pod template "+
+			"(securityContext, volumes, host namespaces) to meet the level%s.\n\n%s",
+		m.releaseID(), enforcing, object, orElse, detail)))
 }
 
 // addWebhooksNotCalled says, once per release, which objects could not be dry-run because an
@@ -83,10 +107,7 @@ func addWebhooksNotCalled(m *releaseModel, objectsByWebhook map[string][]string,
 func addDryRunDiagnostic(m *releaseModel, o release.DryRunOutcome, enforce, replaced string, diags *diag.Diagnostics) string {
 	d := m.diagnostics()
 	at := path.Root("manifests").AtMapKey(o.Key)
-	object := o.Key
-	if o.Source != "" {
-		object += " (from " + o.Source + ")"
-	}
+	object := objectFrom(o.Key, o.Source)
 	var refused *kube.RefusedError
 	var unknownKind *kube.UnknownKindError
 	switch {
@@ -160,10 +181,7 @@ func addDryRunWarnings(m *releaseModel, o release.DryRunOutcome, object, enforce
 			continue
 		}
 		if ok && enforce != "" && level == enforce {
-			diags.Append(d.AttributeError(at, "Pods Refused by Pod Security", fmt.Sprintf(
-				"Release %s: namespace %s enforces the %q Pod Security level, and the pods of %s would not meet it, so they would "+
-					"never be created. Change the pod template (securityContext, volumes, host namespaces) to meet the level.\n\n%s",
-				m.releaseID(), m.Namespace.ValueString(), enforce, object, w)))
+			addPodsRefused(m, o.Key, object, fmt.Sprintf("namespace %s enforces the %q Pod Security level", m.Namespace.ValueString(), enforce), "", w, diags)
 			continue
 		}
 		other = append(other, w)

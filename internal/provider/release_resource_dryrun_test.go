@@ -333,7 +333,8 @@ func defaultStorageClass(t *testing.T, e *releaseTestEnv) string {
 // plans of the releases in it, whose apply comes after the environment's: pods the new level
 // admits plan and apply together with the change, where the level the namespace has now refused
 // them and the change could only be applied with -target. A plan that leaves the level as it is
-// still refuses them.
+// still refuses them, and a plan that makes it stricter refuses the pods the stricter level
+// forbids, which the dry run, evaluated under the namespace's level of the moment, lets through.
 func TestAccRelease_podSecurityLevelTheEnvironmentChanges(t *testing.T) {
 	c := testAccCluster(t)
 	kc, err := c.Clientset(testcluster.AdminContext)
@@ -371,10 +372,38 @@ resource "gitlabk8s_environment" "review" {
 				ExpectError: wrappedPattern(`(?s)Pods Refused by Pod Security.*enforces the "baseline".*Deployment.apps/checks.*privileged`),
 			},
 			{
+				Config:      config("restricted", `"privileged" = "true"`),
+				PlanOnly:    true,
+				ExpectError: wrappedPattern(`(?s)Pods Refused by Pod Security.*sets namespace review-psa-[0-9a-f]+ to enforce the "restricted".*Deployment.apps/checks.*would violate PodSecurity "restricted:latest": privileged.*runAsNonRoot != true`),
+			},
+			{
 				Config:           config("privileged", `"privileged" = "true"`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 				Check:            privileged,
 			},
 		},
+	})
+}
+
+// An environment created with a Pod Security level and a release in its namespace, in one plan:
+// the namespace does not exist, so nothing is dry-run in it, and the release's pods are
+// evaluated against the level the environment gives it.
+func TestAccRelease_podSecurityLevelOfANewEnvironment(t *testing.T) {
+	testAccCluster(t)
+	namespace := fmt.Sprintf("review-psa-new-%04x", rand.IntN(1<<16))
+	config := fmt.Sprintf(`
+resource "gitlabk8s_environment" "review" {
+  name      = "review/psa-new"
+  namespace = %q
+  labels    = { %q = "restricted" }
+}
+`, namespace, release.PodSecurityEnforceLabel) + strings.Replace(checksApplied(namespace, ``), fmt.Sprintf("namespace = %q", namespace), "namespace = gitlabk8s_environment.review.namespace", 1)
+	testAccResourceTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      config,
+			PlanOnly:    true,
+			ExpectError: wrappedPattern(`(?s)Pods Refused by Pod Security.*sets namespace ` + namespace + ` to enforce the "restricted".*Deployment.apps/checks.*allowPrivilegeEscalation != false`),
+		}},
 	})
 }

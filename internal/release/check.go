@@ -77,6 +77,10 @@ type DryRunChecked struct {
 	Replaced string
 	// Outcomes are the answers, by object.
 	Outcomes []DryRunOutcome
+	// PodSecurity are the changed objects whose pods the level the plan of the environment sets
+	// (Inputs.PodSecurity) forbids. The dry run cannot tell: the API server evaluates the level
+	// the namespace enforces when it answers, and nothing in a namespace the apply creates.
+	PodSecurity []PodSecurityRefusal
 	// NotServed are the objects of kinds the chart or crds_from defines and the cluster does
 	// not serve yet: checked against their definitions, not dry-run, or dry-run and answered
 	// that the kind is not served (discovery could not tell before).
@@ -91,6 +95,12 @@ type DryRunOutcome struct {
 	// Nulls are the paths of the object's nulls (manifest.NullFields).
 	Nulls []string
 	helmrelease.DryRunAnswer
+}
+
+// PodSecurityRefusal is a changed object whose pods a planned Pod Security level forbids:
+// Forbidden is what it forbids, as Pod Security admission words it.
+type PodSecurityRefusal struct {
+	Key, Source, Level, Forbidden string
 }
 
 // CheckLevel is how far a plan checks (plan_checks).
@@ -318,6 +328,7 @@ func (r *Request) dryRun(ctx context.Context, changed []changedObject, defined m
 	}
 	changed, out.NotServed = notServedYet(c, changed, defined)
 	ns, err := namespace()
+	out.PodSecurity = r.plannedPodSecurity(changed, ns, err)
 	switch {
 	case err != nil:
 		// Unknown: every object is dry-run, and the dry run says what the API server makes of it.
@@ -353,6 +364,31 @@ func (r *Request) dryRun(ctx context.Context, changed []changedObject, defined m
 		out.Outcomes = append(out.Outcomes, DryRunOutcome{Key: o.key, Source: o.source, Unchanged: o.unchanged, Nulls: o.nulls, DryRunAnswer: answers[i]})
 	}
 	return out
+}
+
+// plannedPodSecurity evaluates the pods of the changed objects against the Pod Security level
+// the plan of the release's environment sets, with Pod Security admission's own checks
+// (validate.PodSecurity). Where the namespace enforces that level already, the dry run's
+// warnings say what it forbids, and nothing is evaluated here.
+func (r *Request) plannedPodSecurity(changed []changedObject, ns helmrelease.Namespace, nsErr error) []PodSecurityRefusal {
+	p := r.PodSecurity
+	if p == nil || p.Enforce == "" {
+		return nil
+	}
+	if nsErr == nil && ns.Exists && !ns.Terminating && ns.Labels[PodSecurityEnforceLabel] == p.Enforce {
+		return nil
+	}
+	target, _ := validate.ParseVersion(r.Capabilities.KubeVersion)
+	var refused []PodSecurityRefusal
+	for _, o := range changed {
+		if o.unchanged {
+			continue // applied as it is: no new pods
+		}
+		if forbidden, _ := validate.PodSecurity(o.object, p.Enforce, target); forbidden != "" {
+			refused = append(refused, PodSecurityRefusal{Key: o.key, Source: o.source, Level: p.Enforce, Forbidden: forbidden})
+		}
+	}
+	return refused
 }
 
 // notServedYet splits objs into those the dry run can check and the keys of those of kinds

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -101,6 +102,42 @@ func TestRequest_checkDryRunsWhatChanges(t *testing.T) {
 		got = checked(t, in, recorded, CheckAll, c)
 		if got.DryRun == nil || got.DryRun.Enforce != tt.enforce || got.DryRun.Replaced != tt.replaced || len(c.dryRun) != 1 {
 			t.Errorf("planned %+v: checked %+v, dry-run %q; want the level %q checked, %q replaced", tt.planned, got.DryRun, c.dryRun, tt.enforce, tt.replaced)
+		}
+	}
+
+	// The pods of a changed workload are evaluated against the level the environment's plan
+	// sets, which the dry run cannot check: in a namespace of another level, in one the apply
+	// creates. Where the namespace has that level, and for an unchanged workload, the dry run
+	// alone speaks.
+	deploymentKey := "Deployment.apps/web"
+	for _, tt := range []struct {
+		name      string
+		planned   *PlannedLevel
+		namespace map[string]string // nil: the namespace does not exist
+		set       map[string]string
+		refused   bool
+	}{
+		{"stricter than the namespace's", &PlannedLevel{Enforce: "restricted"}, map[string]string{PodSecurityEnforceLabel: "baseline"}, map[string]string{"image.tag": "2"}, true},
+		{"set on a namespace the apply creates", &PlannedLevel{Enforce: "restricted"}, nil, map[string]string{"image.tag": "2"}, true},
+		{"the namespace's own", &PlannedLevel{Enforce: "restricted"}, map[string]string{PodSecurityEnforceLabel: "restricted"}, map[string]string{"image.tag": "2"}, false},
+		{"one the pods meet", &PlannedLevel{Enforce: "baseline"}, map[string]string{}, map[string]string{"image.tag": "2"}, false},
+		{"the workload unchanged", &PlannedLevel{Enforce: "restricted"}, map[string]string{}, map[string]string{"config.greeting": "hi"}, false},
+		{"none planned", nil, map[string]string{}, map[string]string{"image.tag": "2"}, false},
+	} {
+		in := webInputs(tt.set)
+		in.PodSecurity = tt.planned
+		c = &answeringChecker{namespace: tt.namespace}
+		got = checked(t, in, recorded, CheckAll, c)
+		if got.DryRun == nil {
+			t.Fatalf("%s: no dry run", tt.name)
+		}
+		refused := got.DryRun.PodSecurity
+		switch {
+		case !tt.refused && len(refused) > 0:
+			t.Errorf("%s: refused %+v, want nothing refused", tt.name, refused)
+		case tt.refused && (len(refused) != 1 || refused[0].Key != deploymentKey || refused[0].Level != "restricted" ||
+			refused[0].Source != "web/templates/deployment.yaml" || !strings.Contains(refused[0].Forbidden, "runAsNonRoot != true")):
+			t.Errorf("%s: refused %+v, want the Deployment's pods refused by the restricted level", tt.name, refused)
 		}
 	}
 
