@@ -56,7 +56,7 @@ func addDryRunDiagnostics(ctx context.Context, m *releaseModel, checked *release
 	for _, r := range checked.PodSecurity {
 		addPodsRefused(m, r.Key, objectFrom(r.Key, r.Source),
 			fmt.Sprintf("the plan of its environment sets namespace %s to enforce the %q Pod Security level", m.Namespace.ValueString(), r.Level),
-			fmt.Sprintf(", or leave the environment's label %s as it was", release.PodSecurityEnforceLabel),
+			fmt.Sprintf(", or give the environment's label %s a level that admits them", release.PodSecurityEnforceLabel),
 			fmt.Sprintf("would violate PodSecurity %q: %s", r.Level+":latest", r.Forbidden), diags)
 	}
 	addWebhooksNotCalled(m, sideEffects, diags)
