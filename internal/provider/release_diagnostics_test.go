@@ -365,7 +365,7 @@ func TestReleaseDiagnostics_dryRunRefusalOfNulls(t *testing.T) {
 	} {
 		m := &releaseModel{Namespace: types.StringValue("review-1"), Name: types.StringValue("app"), ForceReplace: types.BoolValue(tt.force)}
 		var diags diag.Diagnostics
-		if reason := addDryRunDiagnostic(m, tt.outcome, "", "", &diags); reason != "" || len(diags) != 1 {
+		if reason := addDryRunDiagnostic(m, tt.outcome, release.PodSecurityLevels{}, &diags); reason != "" || len(diags) != 1 {
 			t.Fatalf("%s: %d diagnostics, not checked %q", tt.desc, len(diags), reason)
 		}
 		if diags[0].Summary() != tt.summary {
@@ -389,12 +389,12 @@ func TestReleaseDiagnostics_dryRunRefusalOfNulls(t *testing.T) {
 	accepted.Result = &kube.DryRunResult{Warnings: []string{`would violate PodSecurity "restricted:latest": allowPrivilegeEscalation != false`}}
 	m := &releaseModel{Namespace: types.StringValue("review-1"), Name: types.StringValue("app")}
 	var diags diag.Diagnostics
-	if reason := addDryRunDiagnostic(m, accepted, "restricted", "", &diags); reason != "" || len(diags) != 0 {
+	if reason := addDryRunDiagnostic(m, accepted, release.PodSecurityLevels{Enforce: "restricted"}, &diags); reason != "" || len(diags) != 0 {
 		t.Errorf("an accepted unchanged object: %v, not checked %q; want nothing", diags, reason)
 	}
 	changed := accepted
 	changed.Unchanged = false
-	if addDryRunDiagnostic(m, changed, "restricted", "", &diags); len(diags) != 1 || diags[0].Summary() != "Pods Refused by Pod Security" {
+	if addDryRunDiagnostic(m, changed, release.PodSecurityLevels{Enforce: "restricted"}, &diags); len(diags) != 1 || diags[0].Summary() != "Pods Refused by Pod Security" {
 		t.Errorf("the same object changed: %v, want the Pod Security error", diags)
 	}
 
@@ -406,7 +406,7 @@ func TestReleaseDiagnostics_dryRunRefusalOfNulls(t *testing.T) {
 		`would violate PodSecurity "restricted:latest": allowPrivilegeEscalation != false`,
 		`would violate PodSecurity "baseline:latest": privileged`,
 	}}
-	addDryRunDiagnostic(m, changed, "privileged", "restricted", &diags)
+	addDryRunDiagnostic(m, changed, release.PodSecurityLevels{Enforce: "privileged", Replaced: "restricted", Planned: true}, &diags)
 	if len(diags) != 1 || diags[0].Summary() != "API Server Warnings" || strings.Contains(diags[0].Detail(), "restricted") || !strings.Contains(diags[0].Detail(), `"baseline:latest"`) {
 		t.Errorf("under a level the environment's plan replaces: %v, want the warning about the other level alone", diags)
 	}
@@ -431,5 +431,41 @@ func TestReleaseDiagnostics_namespaceBeingDeletedWarns(t *testing.T) {
 	addDryRunDiagnostics(context.Background(), m, &release.DryRunChecked{NamespaceMissing: true}, "", &diags)
 	if len(diags) != 0 {
 		t.Errorf("a namespace not created yet: %v, want nothing", diags)
+	}
+}
+
+// Pods a level the environment's plan sets would refuse are reported once per object: from the
+// plan's own evaluation, or from the dry run's warning when the namespace's warn label already
+// names that level.
+func TestReleaseDiagnostics_podsRefusedByAPlannedLevel(t *testing.T) {
+	warned := release.DryRunOutcome{Key: "Deployment.apps/app", Source: "app/templates/deployment.yaml"}
+	warned.Result = &kube.DryRunResult{Warnings: []string{`would violate PodSecurity "restricted:latest": runAsNonRoot != true (pod or container "app" must set securityContext.runAsNonRoot=true)`}}
+	quiet := release.DryRunOutcome{Key: "StatefulSet.apps/db", Source: "app/templates/db.yaml"}
+	quiet.Result = &kube.DryRunResult{}
+	checked := &release.DryRunChecked{
+		PodSecurityLevels: release.PodSecurityLevels{Enforce: "restricted", Replaced: "baseline", Planned: true},
+		Outcomes:          []release.DryRunOutcome{warned, quiet},
+		PodSecurity: []release.PodSecurityRefusal{
+			{Key: warned.Key, Source: warned.Source, Level: "restricted", Forbidden: `runAsNonRoot != true (pod or container "app" must set securityContext.runAsNonRoot=true)`},
+			{Key: quiet.Key, Source: quiet.Source, Level: "restricted", Forbidden: `seccompProfile (pod or container "db" must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")`},
+		},
+	}
+	m := &releaseModel{Namespace: types.StringValue("review-1"), Name: types.StringValue("app")}
+	var diags diag.Diagnostics
+	addDryRunDiagnostics(context.Background(), m, checked, "", &diags)
+	if len(diags) != 2 {
+		t.Fatalf("%d diagnostics, want one for each object:\n%v", len(diags), diags)
+	}
+	for i, want := range []string{
+		`the plan of its environment sets namespace review-1 to enforce the "restricted" Pod Security level, and the pods of Deployment.apps/app (from app/templates/deployment.yaml)`,
+		`the plan of its environment sets namespace review-1 to enforce the "restricted" Pod Security level, and the pods of StatefulSet.apps/db (from app/templates/db.yaml)`,
+	} {
+		if diags[i].Summary() != "Pods Refused by Pod Security" || !strings.Contains(diags[i].Detail(), want) {
+			t.Errorf("diagnostic %d: %q\n%s\nwant it to say %q", i, diags[i].Summary(), diags[i].Detail(), want)
+		}
+	}
+	if !strings.Contains(diags[1].Detail(), `give the environment's label pod-security.kubernetes.io/enforce a level that admits them`) ||
+		!strings.Contains(diags[1].Detail(), `would violate PodSecurity "restricted:latest": seccompProfile`) {
+		t.Errorf("the planned level's refusal does not say what to do and what the level forbids:\n%s", diags[1].Detail())
 	}
 }

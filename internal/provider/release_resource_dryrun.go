@@ -46,7 +46,7 @@ func addDryRunDiagnostics(ctx context.Context, m *releaseModel, checked *release
 			sideEffects[unsupported.Webhook] = append(sideEffects[unsupported.Webhook], o.Key)
 			continue
 		}
-		if reason := addDryRunDiagnostic(m, o, checked.Enforce, checked.Replaced, diags); reason != "" {
+		if reason := addDryRunDiagnostic(m, o, checked.PodSecurityLevels, diags); reason != "" {
 			notChecked = append(notChecked, reason)
 		}
 	}
@@ -54,13 +54,30 @@ func addDryRunDiagnostics(ctx context.Context, m *releaseModel, checked *release
 		addDryRunSkipped(m, fields, strings.Join(notChecked, "; "), diags)
 	}
 	for _, r := range checked.PodSecurity {
-		addPodsRefused(m, r.Key, objectFrom(r.Key, r.Source),
-			fmt.Sprintf("the plan of its environment sets namespace %s to enforce the %q Pod Security level", m.Namespace.ValueString(), r.Level),
-			fmt.Sprintf(", or give the environment's label %s a level that admits them", release.PodSecurityEnforceLabel),
-			fmt.Sprintf("would violate PodSecurity %q: %s", r.Level+":latest", r.Forbidden), diags)
+		if dryRunWarned(checked, r.Key, r.Level) {
+			continue // reported from the dry run's warning, which the namespace's warn label asked for
+		}
+		addPodsRefusedByPlannedLevel(m, r.Key, objectFrom(r.Key, r.Source), r.Level, fmt.Sprintf("would violate PodSecurity %q: %s", r.Level+":latest", r.Forbidden), diags)
 	}
 	addWebhooksNotCalled(m, sideEffects, diags)
 	addNotServedWarning(m, checked.NotServed, diags)
+}
+
+// dryRunWarned reports whether the dry run's answer for key warned that its pods violate level:
+// the namespace's warn label names the level the environment's plan makes it enforce, and
+// addDryRunWarnings reported the object already.
+func dryRunWarned(checked *release.DryRunChecked, key, level string) bool {
+	for _, o := range checked.Outcomes {
+		if o.Key != key || o.Err != nil || o.Result == nil {
+			continue
+		}
+		for _, w := range o.Result.Warnings {
+			if warned, ok := refusal.PodSecurityViolation(w); ok && warned == level {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // objectFrom names an object by its key and the chart file it comes from.
@@ -79,6 +96,14 @@ func addPodsRefused(m *releaseModel, key, object, enforcing, orElse, detail stri
 		"Release %s: %s, and the pods of %s would not meet it, so they would never be created. Change the pod template "+
 			"(securityContext, volumes, host namespaces) to meet the level%s.\n\n%s",
 		m.releaseID(), enforcing, object, orElse, detail)))
+}
+
+// addPodsRefusedByPlannedLevel reports an object whose pods the level the environment's plan
+// sets on the namespace forbids.
+func addPodsRefusedByPlannedLevel(m *releaseModel, key, object, level, detail string, diags *diag.Diagnostics) {
+	addPodsRefused(m, key, object,
+		fmt.Sprintf("the plan of its environment sets namespace %s to enforce the %q Pod Security level", m.Namespace.ValueString(), level),
+		fmt.Sprintf(", or give the environment's label %s a level that admits them", release.PodSecurityEnforceLabel), detail, diags)
 }
 
 // addWebhooksNotCalled says, once per release, which objects could not be dry-run because an
@@ -104,7 +129,7 @@ func addWebhooksNotCalled(m *releaseModel, objectsByWebhook map[string][]string,
 
 // addDryRunDiagnostic reports one outcome. It returns, instead, why the object could not be
 // checked when the dry run itself did not get an answer (RBAC, the network).
-func addDryRunDiagnostic(m *releaseModel, o release.DryRunOutcome, enforce, replaced string, diags *diag.Diagnostics) string {
+func addDryRunDiagnostic(m *releaseModel, o release.DryRunOutcome, levels release.PodSecurityLevels, diags *diag.Diagnostics) string {
 	d := m.diagnostics()
 	at := path.Root("manifests").AtMapKey(o.Key)
 	object := objectFrom(o.Key, o.Source)
@@ -115,7 +140,7 @@ func addDryRunDiagnostic(m *releaseModel, o release.DryRunOutcome, enforce, repl
 		// Dry-run for its nulls alone: what the API server warns about in an object this plan
 		// does not change is not this plan's to report.
 	case o.Err == nil:
-		addDryRunWarnings(m, o, object, enforce, replaced, diags)
+		addDryRunWarnings(m, o, object, levels, diags)
 	case errors.As(o.Err, &refused) && o.Unchanged && (refused.Immutable() || refused.Class == refusal.Invalid):
 		// Dry-run for its nulls alone, and refused for its fields: a webhook, a policy or a quota
 		// that refuses it now is named by the cases below.
@@ -171,17 +196,21 @@ func addDryRunDiagnostic(m *releaseModel, o release.DryRunOutcome, enforce, repl
 // refusing, about a workload whose pods the namespace's enforced level refuses: the pods would
 // never be created, so that is an error. A warning about the level replaced, which the
 // environment's plan sets another in place of, is about a namespace the apply changes.
-func addDryRunWarnings(m *releaseModel, o release.DryRunOutcome, object, enforce, replaced string, diags *diag.Diagnostics) {
+func addDryRunWarnings(m *releaseModel, o release.DryRunOutcome, object string, levels release.PodSecurityLevels, diags *diag.Diagnostics) {
 	d := m.diagnostics()
 	at := path.Root("manifests").AtMapKey(o.Key)
 	var other []string
 	for _, w := range o.Result.Warnings {
 		level, ok := refusal.PodSecurityViolation(w)
-		if ok && replaced != "" && level == replaced {
+		if ok && levels.Replaced != "" && level == levels.Replaced {
 			continue
 		}
-		if ok && enforce != "" && level == enforce {
-			addPodsRefused(m, o.Key, object, fmt.Sprintf("namespace %s enforces the %q Pod Security level", m.Namespace.ValueString(), enforce), "", w, diags)
+		if ok && levels.Enforce != "" && level == levels.Enforce {
+			if levels.Planned {
+				addPodsRefusedByPlannedLevel(m, o.Key, object, level, w, diags)
+			} else {
+				addPodsRefused(m, o.Key, object, fmt.Sprintf("namespace %s enforces the %q Pod Security level", m.Namespace.ValueString(), level), "", w, diags)
+			}
 			continue
 		}
 		other = append(other, w)

@@ -342,14 +342,19 @@ func TestAccRelease_podSecurityLevelTheEnvironmentChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	namespace := fmt.Sprintf("review-psa-%04x", rand.IntN(1<<16))
-	config := func(level, set string) string {
+	// config's warn, when set, is the namespace's warn label.
+	config := func(level, set string, warn ...string) string {
+		labels := fmt.Sprintf("%q = %q", release.PodSecurityEnforceLabel, level)
+		for _, w := range warn {
+			labels += fmt.Sprintf(", %q = %q", "pod-security.kubernetes.io/warn", w)
+		}
 		env := fmt.Sprintf(`
 resource "gitlabk8s_environment" "review" {
   name      = "review/psa"
   namespace = %q
-  labels    = { %q = %q }
+  labels    = { %s }
 }
-`, namespace, release.PodSecurityEnforceLabel, level)
+`, namespace, labels)
 		return env + strings.Replace(checksApplied(namespace, set), fmt.Sprintf("namespace = %q", namespace), "namespace = gitlabk8s_environment.review.namespace", 1)
 	}
 	privileged := func(*terraform.State) error {
@@ -375,6 +380,14 @@ resource "gitlabk8s_environment" "review" {
 				Config:      config("restricted", `"privileged" = "true"`),
 				PlanOnly:    true,
 				ExpectError: wrappedPattern(`(?s)Pods Refused by Pod Security.*sets namespace review-psa-[0-9a-f]+ to enforce the "restricted".*Deployment.apps/checks.*would violate PodSecurity "restricted:latest": privileged.*runAsNonRoot != true`),
+			},
+			// With the namespace's warn label at "restricted", the dry run itself warns about the
+			// level the plan makes it enforce, and that is what refuses the pods.
+			{Config: config("baseline", ``, "restricted")},
+			{
+				Config:      config("restricted", `"privileged" = "true"`, "restricted"),
+				PlanOnly:    true,
+				ExpectError: wrappedPattern(`(?s)Pods Refused by Pod Security.*sets namespace review-psa-[0-9a-f]+ to enforce the "restricted".*Deployment.apps/checks.*would violate PodSecurity "restricted:latest": privileged`),
 			},
 			{
 				Config:           config("privileged", `"privileged" = "true"`),

@@ -69,12 +69,8 @@ type DryRunChecked struct {
 	// NamespaceTerminating says the release's namespace is being deleted: as with
 	// NamespaceMissing, only cluster-scoped objects were dry-run.
 	NamespaceTerminating bool
-	// Enforce is the Pod Security level the namespace enforces, or the one the plan of its
-	// environment sets (Inputs.PodSecurity), empty when none or unknown.
-	Enforce string
-	// Replaced is the level the namespace enforces now when the environment's plan sets
-	// another: the dry run's warnings about it are about a level the apply replaces.
-	Replaced string
+	// PodSecurityLevels are the levels the dry run's Pod Security warnings are read against.
+	PodSecurityLevels
 	// Outcomes are the answers, by object.
 	Outcomes []DryRunOutcome
 	// PodSecurity are the changed objects whose pods the level the plan of the environment sets
@@ -85,6 +81,18 @@ type DryRunChecked struct {
 	// not serve yet: checked against their definitions, not dry-run, or dry-run and answered
 	// that the kind is not served (discovery could not tell before).
 	NotServed []string
+}
+
+// PodSecurityLevels are the Pod Security levels a dry run's warnings are read against.
+type PodSecurityLevels struct {
+	// Enforce is the Pod Security level the namespace enforces, or the one the plan of its
+	// environment sets (Inputs.PodSecurity), empty when none or unknown.
+	Enforce string
+	// Replaced is the level the namespace enforces now when the environment's plan sets
+	// another: the dry run's warnings about it are about a level the apply replaces.
+	Replaced string
+	// Planned says Enforce is the level the environment's plan sets, not yet the namespace's.
+	Planned bool
 }
 
 // DryRunOutcome is the dry run's answer for one changed object.
@@ -344,7 +352,7 @@ func (r *Request) dryRun(ctx context.Context, changed []changedObject, defined m
 	default:
 		out.Enforce = ns.Labels[PodSecurityEnforceLabel]
 		if p := r.PodSecurity; p != nil && p.Enforce != out.Enforce {
-			out.Replaced, out.Enforce = out.Enforce, p.Enforce
+			out.Replaced, out.Enforce, out.Planned = out.Enforce, p.Enforce, true
 		}
 	}
 	objs := make([]manifest.Object, len(changed))

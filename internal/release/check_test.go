@@ -100,7 +100,8 @@ func TestRequest_checkDryRunsWhatChanges(t *testing.T) {
 		in.PodSecurity = tt.planned
 		c = &answeringChecker{namespace: map[string]string{PodSecurityEnforceLabel: "baseline"}}
 		got = checked(t, in, recorded, CheckAll, c)
-		if got.DryRun == nil || got.DryRun.Enforce != tt.enforce || got.DryRun.Replaced != tt.replaced || len(c.dryRun) != 1 {
+		// The level is the plan's, not yet the namespace's, wherever the plan replaces one.
+		if got.DryRun == nil || got.DryRun.Enforce != tt.enforce || got.DryRun.Replaced != tt.replaced || got.DryRun.Planned != (tt.replaced != "") || len(c.dryRun) != 1 {
 			t.Errorf("planned %+v: checked %+v, dry-run %q; want the level %q checked, %q replaced", tt.planned, got.DryRun, c.dryRun, tt.enforce, tt.replaced)
 		}
 	}
