@@ -436,7 +436,8 @@ func TestReleaseDiagnostics_namespaceBeingDeletedWarns(t *testing.T) {
 
 // Pods a level the environment's plan sets would refuse are reported once per object: from the
 // plan's own evaluation, or from the dry run's warning when the namespace's warn label already
-// names that level.
+// names that level. A hook's pods refused by the namespace's own level say so, with the version
+// the namespace pins.
 func TestReleaseDiagnostics_podsRefusedByAPlannedLevel(t *testing.T) {
 	warned := release.DryRunOutcome{Key: "Deployment.apps/app", Source: "app/templates/deployment.yaml"}
 	warned.Result = &kube.DryRunResult{Warnings: []string{`would violate PodSecurity "restricted:latest": runAsNonRoot != true (pod or container "app" must set securityContext.runAsNonRoot=true)`}}
@@ -446,19 +447,21 @@ func TestReleaseDiagnostics_podsRefusedByAPlannedLevel(t *testing.T) {
 		PodSecurityLevels: release.PodSecurityLevels{Enforce: "restricted", Replaced: "baseline", Planned: true},
 		Outcomes:          []release.DryRunOutcome{warned, quiet},
 		PodSecurity: []release.PodSecurityRefusal{
-			{Key: warned.Key, Source: warned.Source, Level: "restricted", Forbidden: `runAsNonRoot != true (pod or container "app" must set securityContext.runAsNonRoot=true)`},
-			{Key: quiet.Key, Source: quiet.Source, Level: "restricted", Forbidden: `seccompProfile (pod or container "db" must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")`},
+			{Key: warned.Key, Source: warned.Source, Level: "restricted", Version: "latest", Planned: true, Forbidden: `runAsNonRoot != true (pod or container "app" must set securityContext.runAsNonRoot=true)`},
+			{Key: quiet.Key, Source: quiet.Source, Level: "restricted", Version: "latest", Planned: true, Forbidden: `seccompProfile (pod or container "db" must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")`},
+			{Key: "Job.batch/migrate", Source: "app/templates/migrate.yaml", Level: "baseline", Version: "v1.30", Forbidden: `host namespaces (hostNetwork=true)`},
 		},
 	}
 	m := &releaseModel{Namespace: types.StringValue("review-1"), Name: types.StringValue("app")}
 	var diags diag.Diagnostics
 	addDryRunDiagnostics(context.Background(), m, checked, "", &diags)
-	if len(diags) != 2 {
+	if len(diags) != 3 {
 		t.Fatalf("%d diagnostics, want one for each object:\n%v", len(diags), diags)
 	}
 	for i, want := range []string{
 		`the plan of its environment sets namespace review-1 to enforce the "restricted" Pod Security level, and the pods of Deployment.apps/app (from app/templates/deployment.yaml)`,
 		`the plan of its environment sets namespace review-1 to enforce the "restricted" Pod Security level, and the pods of StatefulSet.apps/db (from app/templates/db.yaml)`,
+		`namespace review-1 enforces the "baseline" Pod Security level, and the pods of Job.batch/migrate (from app/templates/migrate.yaml)`,
 	} {
 		if diags[i].Summary() != "Pods Refused by Pod Security" || !strings.Contains(diags[i].Detail(), want) {
 			t.Errorf("diagnostic %d: %q\n%s\nwant it to say %q", i, diags[i].Summary(), diags[i].Detail(), want)
@@ -467,5 +470,8 @@ func TestReleaseDiagnostics_podsRefusedByAPlannedLevel(t *testing.T) {
 	if !strings.Contains(diags[1].Detail(), `give the environment's label pod-security.kubernetes.io/enforce a level that admits them`) ||
 		!strings.Contains(diags[1].Detail(), `would violate PodSecurity "restricted:latest": seccompProfile`) {
 		t.Errorf("the planned level's refusal does not say what to do and what the level forbids:\n%s", diags[1].Detail())
+	}
+	if strings.Contains(diags[2].Detail(), "environment's label") || !strings.Contains(diags[2].Detail(), `would violate PodSecurity "baseline:v1.30": host namespaces`) {
+		t.Errorf("the namespace's own level's refusal offers the environment's label, or does not name the version:\n%s", diags[2].Detail())
 	}
 }

@@ -57,7 +57,7 @@ func addDryRunDiagnostics(ctx context.Context, m *releaseModel, checked *release
 		if dryRunWarned(checked, r.Key, r.Level) {
 			continue // reported from the dry run's warning, which the namespace's warn label asked for
 		}
-		addPodsRefusedByPlannedLevel(m, r.Key, objectFrom(r.Key, r.Source), r.Level, fmt.Sprintf("would violate PodSecurity %q: %s", r.Level+":latest", r.Forbidden), diags)
+		addPodsRefused(m, r.Key, objectFrom(r.Key, r.Source), r.Level, r.Planned, fmt.Sprintf("would violate PodSecurity %q: %s", r.Level+":"+r.Version, r.Forbidden), diags)
 	}
 	addWebhooksNotCalled(m, sideEffects, diags)
 	addNotServedWarning(m, checked.NotServed, diags)
@@ -88,22 +88,20 @@ func objectFrom(key, source string) string {
 	return key + " (from " + source + ")"
 }
 
-// addPodsRefused reports an object whose pods a Pod Security level forbids: enforcing says how
-// its namespace comes to enforce the level, orElse what else may be done, detail what the level
-// forbids.
-func addPodsRefused(m *releaseModel, key, object, enforcing, orElse, detail string, diags *diag.Diagnostics) {
+// addPodsRefused reports an object whose pods a Pod Security level forbids: the level its
+// namespace enforces, or the one the plan of its environment sets (planned); detail is what the
+// level forbids.
+func addPodsRefused(m *releaseModel, key, object, level string, planned bool, detail string, diags *diag.Diagnostics) {
+	enforcing := fmt.Sprintf("namespace %s enforces the %q Pod Security level", m.Namespace.ValueString(), level)
+	orElse := ""
+	if planned {
+		enforcing = fmt.Sprintf("the plan of its environment sets namespace %s to enforce the %q Pod Security level", m.Namespace.ValueString(), level)
+		orElse = fmt.Sprintf(", or give the environment's label %s a level that admits them", release.PodSecurityEnforceLabel)
+	}
 	diags.Append(m.diagnostics().AttributeError(path.Root("manifests").AtMapKey(key), "Pods Refused by Pod Security", fmt.Sprintf(
 		"Release %s: %s, and the pods of %s would not meet it, so they would never be created. Change the pod template "+
 			"(securityContext, volumes, host namespaces) to meet the level%s.\n\n%s",
 		m.releaseID(), enforcing, object, orElse, detail)))
-}
-
-// addPodsRefusedByPlannedLevel reports an object whose pods the level the environment's plan
-// sets on the namespace forbids.
-func addPodsRefusedByPlannedLevel(m *releaseModel, key, object, level, detail string, diags *diag.Diagnostics) {
-	addPodsRefused(m, key, object,
-		fmt.Sprintf("the plan of its environment sets namespace %s to enforce the %q Pod Security level", m.Namespace.ValueString(), level),
-		fmt.Sprintf(", or give the environment's label %s a level that admits them", release.PodSecurityEnforceLabel), detail, diags)
 }
 
 // addWebhooksNotCalled says, once per release, which objects could not be dry-run because an
@@ -206,11 +204,7 @@ func addDryRunWarnings(m *releaseModel, o release.DryRunOutcome, object string, 
 			continue
 		}
 		if ok && levels.Enforce != "" && level == levels.Enforce {
-			if levels.Planned {
-				addPodsRefusedByPlannedLevel(m, o.Key, object, level, w, diags)
-			} else {
-				addPodsRefused(m, o.Key, object, fmt.Sprintf("namespace %s enforces the %q Pod Security level", m.Namespace.ValueString(), level), "", w, diags)
-			}
+			addPodsRefused(m, o.Key, object, level, levels.Planned, w, diags)
 			continue
 		}
 		other = append(other, w)

@@ -404,13 +404,7 @@ resource "gitlabk8s_environment" "review" {
 func TestAccRelease_podSecurityLevelOfANewEnvironment(t *testing.T) {
 	testAccCluster(t)
 	namespace := fmt.Sprintf("review-psa-new-%04x", rand.IntN(1<<16))
-	config := fmt.Sprintf(`
-resource "gitlabk8s_environment" "review" {
-  name      = "review/psa-new"
-  namespace = %q
-  labels    = { %q = "restricted" }
-}
-`, namespace, release.PodSecurityEnforceLabel) + strings.Replace(checksApplied(namespace, ``), fmt.Sprintf("namespace = %q", namespace), "namespace = gitlabk8s_environment.review.namespace", 1)
+	config := restrictedEnvironment("review/psa-new", namespace) + strings.Replace(checksApplied(namespace, ``), fmt.Sprintf("namespace = %q", namespace), "namespace = gitlabk8s_environment.review.namespace", 1)
 	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
@@ -419,4 +413,35 @@ resource "gitlabk8s_environment" "review" {
 			ExpectError: wrappedPattern(`(?s)Pods Refused by Pod Security.*sets namespace ` + namespace + ` to enforce the "restricted".*Deployment.apps/checks.*allowPrivilegeEscalation != false`),
 		}},
 	})
+}
+
+// A hook's pods are never dry-run, as Helm creates the hook while it applies; the plan
+// evaluates those of the hooks the apply runs against the namespace's level, and refuses a
+// pre-install Job whose pods it forbids, where Helm's install fails at the hook.
+func TestAccRelease_podSecurityRefusesAHooksPods(t *testing.T) {
+	testAccCluster(t)
+	namespace := fmt.Sprintf("review-psa-hooks-%04x", rand.IntN(1<<16))
+	env := restrictedEnvironment("review/psa-hooks", namespace)
+	testAccResourceTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: env},
+			{
+				Config:      env + releaseConfig("hooks", namespace, chartserver.FixtureChart("with-hooks"), "  wait = false"),
+				PlanOnly:    true,
+				ExpectError: wrappedPattern(`(?s)Pods Refused by Pod Security.*namespace ` + namespace + ` enforces the "restricted".*Job.batch/hooks-migrate \(from with-hooks/templates/migrate-job.yaml\).*runAsNonRoot != true`),
+			},
+		},
+	})
+}
+
+// restrictedEnvironment is an environment whose namespace enforces the restricted level.
+func restrictedEnvironment(name, namespace string) string {
+	return fmt.Sprintf(`
+resource "gitlabk8s_environment" "review" {
+  name      = %q
+  namespace = %q
+  labels    = { %q = "restricted" }
+}
+`, name, namespace, release.PodSecurityEnforceLabel)
 }

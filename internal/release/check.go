@@ -1,9 +1,11 @@
 package release
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -93,6 +95,8 @@ type PodSecurityLevels struct {
 	Replaced string
 	// Planned says Enforce is the level the environment's plan sets, not yet the namespace's.
 	Planned bool
+	// Version is the namespace's enforce-version label when Enforce is the namespace's level.
+	Version string
 }
 
 // DryRunOutcome is the dry run's answer for one changed object.
@@ -105,11 +109,19 @@ type DryRunOutcome struct {
 	helmrelease.DryRunAnswer
 }
 
-// PodSecurityRefusal is a changed object whose pods a planned Pod Security level forbids:
-// Forbidden is what it forbids, as Pod Security admission words it.
+// PodSecurityRefusal is an object whose pods a Pod Security level forbids: Forbidden is what it
+// forbids, as Pod Security admission words it; Planned says the level is the one the
+// environment's plan sets, not yet the namespace's.
 type PodSecurityRefusal struct {
 	Key, Source, Level, Forbidden string
+	// Version is the policy version the level was evaluated at as the namespace names it:
+	// "latest", or its enforce-version label.
+	Version string
+	Planned bool
 }
+
+// PodSecurityVersionLabel is the namespace label that pins the policy version of the enforced level.
+const PodSecurityVersionLabel = "pod-security.kubernetes.io/enforce-version"
 
 // CheckLevel is how far a plan checks (plan_checks).
 type CheckLevel string
@@ -166,7 +178,62 @@ func (r *Request) Check(ctx context.Context, rendered *Rendering, recorded *Reco
 	}
 	defined := validate.DefinedKinds(slices.Concat(objs, opts.Definitions))
 	out.DryRun = r.dryRun(ctx, changed, defined, c, namespace, unreachable)
+	if out.DryRun != nil {
+		out.DryRun.PodSecurity = append(out.DryRun.PodSecurity, r.hookPodSecurity(rendered, recorded, out.DryRun)...)
+	}
 	return out
+}
+
+// hookPodSecurity evaluates the pods of the hooks the next apply runs (those of its operation,
+// install or upgrade) against the Pod Security level their namespace enforces when they run:
+// the level the environment's plan sets, else the namespace's. The dry run cannot check them:
+// Helm creates them while it applies.
+func (r *Request) hookPodSecurity(rendered *Rendering, recorded *Recorded, d *DryRunChecked) []PodSecurityRefusal {
+	if d.Skipped != nil {
+		return nil
+	}
+	level, version, planned := d.Enforce, d.Version, d.Planned
+	if p := r.PodSecurity; p != nil {
+		level, version, planned = p.Enforce, "", true
+	}
+	if level == "" || (d.NamespaceMissing && !planned) {
+		return nil
+	}
+	events := hookEventsOf(r.next(recorded).Operation)
+	target, _ := validate.ParseVersion(r.Capabilities.KubeVersion)
+	rr := rendered.Rendered
+	var refused []PodSecurityRefusal
+	for i, h := range rr.Hooks {
+		if !runsOn(h, events) {
+			continue
+		}
+		if forbidden, _ := validate.PodSecurity(h, level, version, target); forbidden != "" {
+			refused = append(refused, PodSecurityRefusal{Key: r.Redactor.Key(h, r.Namespace), Source: sourceAt(rr.HookSources, i),
+				Level: level, Version: cmp.Or(version, "latest"), Forbidden: forbidden, Planned: planned})
+		}
+	}
+	return refused
+}
+
+// hookEventsOf are the hook events Helm runs for op.
+func hookEventsOf(op helmrelease.Operation) []string {
+	if op == helmrelease.OperationUpgrade {
+		return []string{"pre-upgrade", "post-upgrade"}
+	}
+	return []string{"pre-install", "post-install"}
+}
+
+// runsOn reports whether hook's helm.sh/hook annotation names one of events.
+func runsOn(hook manifest.Object, events []string) bool {
+	meta, _ := hook["metadata"].(map[string]any)
+	annotations, _ := meta["annotations"].(map[string]any)
+	value, _ := annotations["helm.sh/hook"].(string)
+	for _, e := range strings.Split(value, ",") {
+		if slices.Contains(events, strings.TrimSpace(e)) {
+			return true
+		}
+	}
+	return false
 }
 
 // namespaceRead waits for the release's namespace, read in the background.
@@ -350,9 +417,9 @@ func (r *Request) dryRun(ctx context.Context, changed []changedObject, defined m
 		out.NamespaceTerminating = true
 		changed = slices.DeleteFunc(changed, func(o changedObject) bool { return r.namespaced(o.object) })
 	default:
-		out.Enforce = ns.Labels[PodSecurityEnforceLabel]
+		out.Enforce, out.Version = ns.Labels[PodSecurityEnforceLabel], ns.Labels[PodSecurityVersionLabel]
 		if p := r.PodSecurity; p != nil && p.Enforce != out.Enforce {
-			out.Replaced, out.Enforce, out.Planned = out.Enforce, p.Enforce, true
+			out.Replaced, out.Enforce, out.Planned, out.Version = out.Enforce, p.Enforce, true, ""
 		}
 	}
 	objs := make([]manifest.Object, len(changed))
@@ -392,8 +459,8 @@ func (r *Request) plannedPodSecurity(changed []changedObject, ns helmrelease.Nam
 		if o.unchanged {
 			continue // applied as it is: no new pods
 		}
-		if forbidden, _ := validate.PodSecurity(o.object, p.Enforce, target); forbidden != "" {
-			refused = append(refused, PodSecurityRefusal{Key: o.key, Source: o.source, Level: p.Enforce, Forbidden: forbidden})
+		if forbidden, _ := validate.PodSecurity(o.object, p.Enforce, "", target); forbidden != "" {
+			refused = append(refused, PodSecurityRefusal{Key: o.key, Source: o.source, Level: p.Enforce, Version: "latest", Forbidden: forbidden, Planned: true})
 		}
 	}
 	return refused

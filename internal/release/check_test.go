@@ -14,6 +14,7 @@ import (
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chartserver"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/patch"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/validate"
 )
 
@@ -283,5 +284,61 @@ func TestRequest_checkDryRunsUnchangedObjectsWithNulls(t *testing.T) {
 	c = &answeringChecker{namespace: map[string]string{}}
 	if got = checked(t, nullDefaultInputs(nil), recorded, CheckAll, c); got.DryRun != nil || len(c.dryRun) != 0 {
 		t.Errorf("nothing changed: %+v, dry-run %q; want no dry run", got.DryRun, c.dryRun)
+	}
+}
+
+// The pods of the hooks the next apply runs are evaluated against the level their namespace
+// enforces then, the namespace's or the one the environment's plan sets: the dry run never sees
+// them, as Helm creates them while it applies. Hooks of other operations are left alone.
+func TestRequest_checkEvaluatesTheHooksTheApplyRuns(t *testing.T) {
+	inputs := func(message string, patches ...patch.Patch) Inputs {
+		in := webInputs(map[string]string{"message": message})
+		in.Name, in.Chart, in.Patches = "hooks", chart.Source{Chart: chartserver.FixtureChart("with-hooks")}, patches
+		return in
+	}
+	installOnly := patch.Patch{Target: patch.Target{Kind: "Job", Name: "hooks-migrate"},
+		Patch: `{"metadata": {"annotations": {"helm.sh/hook": "pre-install"}}}`}
+	first := planned(t, Prepare(context.Background(), nil, inputs("ready"), nil), nil).Rendering
+	recorded := deployedAs(first.Manifests, 1)
+	const jobKey, jobSource = "Job.batch/hooks-migrate", "with-hooks/templates/migrate-job.yaml"
+	for _, tt := range []struct {
+		name      string
+		in        Inputs
+		recorded  *Recorded
+		planned   *PlannedLevel
+		namespace map[string]string // nil: the namespace does not exist
+		want      *PodSecurityRefusal
+	}{
+		{"upgrade under the namespace's level", inputs("changed"), recorded, nil, map[string]string{PodSecurityEnforceLabel: "restricted"},
+			&PodSecurityRefusal{Level: "restricted", Version: "latest"}},
+		{"upgrade under a pinned version", inputs("changed"), recorded, nil, map[string]string{PodSecurityEnforceLabel: "restricted", PodSecurityVersionLabel: "v1.30"},
+			&PodSecurityRefusal{Level: "restricted", Version: "v1.30"}},
+		{"upgrade under a level the pods meet", inputs("changed"), recorded, nil, map[string]string{PodSecurityEnforceLabel: "baseline"}, nil},
+		{"upgrade under the level the plan sets", inputs("changed"), recorded, &PlannedLevel{Enforce: "restricted"}, map[string]string{PodSecurityEnforceLabel: "baseline"},
+			&PodSecurityRefusal{Level: "restricted", Version: "latest", Planned: true}},
+		{"install into a namespace the apply creates", inputs("ready"), nil, &PlannedLevel{Enforce: "restricted"}, nil,
+			&PodSecurityRefusal{Level: "restricted", Version: "latest", Planned: true}},
+		{"upgrade running no hook with pods", inputs("changed", installOnly), recorded, nil, map[string]string{PodSecurityEnforceLabel: "restricted"}, nil},
+		{"install running it", inputs("ready", installOnly), nil, nil, map[string]string{PodSecurityEnforceLabel: "restricted"},
+			&PodSecurityRefusal{Level: "restricted", Version: "latest"}},
+	} {
+		tt.in.PodSecurity = tt.planned
+		got := checked(t, tt.in, tt.recorded, CheckAll, &answeringChecker{namespace: tt.namespace})
+		if got.DryRun == nil {
+			t.Fatalf("%s: no dry run", tt.name)
+		}
+		var hooks []PodSecurityRefusal
+		for _, r := range got.DryRun.PodSecurity {
+			if r.Key == jobKey {
+				hooks = append(hooks, r)
+			}
+		}
+		switch {
+		case tt.want == nil && len(hooks) > 0:
+			t.Errorf("%s: refused %+v, want the hook's pods left alone", tt.name, hooks)
+		case tt.want != nil && (len(hooks) != 1 || hooks[0].Source != jobSource || hooks[0].Level != tt.want.Level || hooks[0].Version != tt.want.Version ||
+			hooks[0].Planned != tt.want.Planned || !strings.Contains(hooks[0].Forbidden, "runAsNonRoot != true")):
+			t.Errorf("%s: refused %+v, want the hook's pods refused as %+v", tt.name, hooks, *tt.want)
+		}
 	}
 }

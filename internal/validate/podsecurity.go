@@ -22,12 +22,12 @@ var podSecurityChecks = sync.OnceValues(func() (policy.Evaluator, error) {
 // API server's Pod Security admission evaluates a pod or a workload's pod template: with that
 // admission's own checks and its extraction of the pod template (Pod, PodTemplate,
 // ReplicationController, ReplicaSet, Deployment, DaemonSet, StatefulSet, Job, CronJob), at the
-// level's policy version of target ("latest" in a namespace of a cluster of that version; the
-// newest the checks know when target is zero). It returns what the level forbids, worded as the
-// admission words it (`privileged (container "web" must not set securityContext.privileged=true)`),
-// "" when the pods meet the level or obj has none, and known false for a level that is not
-// privileged, baseline or restricted.
-func PodSecurity(obj manifest.Object, level string, target Version) (forbidden string, known bool) {
+// policy version a namespace's version label gives (`v1.28`), else at target's ("latest" in a
+// namespace of a cluster of that version; the newest the checks know when target is zero). It
+// returns what the level forbids, worded as the admission words it (`privileged (container
+// "web" must not set securityContext.privileged=true)`), "" when the pods meet the level or obj
+// has none, and known false for a level that is not privileged, baseline or restricted.
+func PodSecurity(obj manifest.Object, level, version string, target Version) (forbidden string, known bool) {
 	parsed, err := psapi.ParseLevel(level)
 	if err != nil {
 		return "", false
@@ -47,11 +47,14 @@ func PodSecurity(obj manifest.Object, level string, target Version) (forbidden s
 	if err != nil {
 		return "", false
 	}
-	version := psapi.LatestVersion()
+	policyVersion := psapi.LatestVersion()
 	if !target.IsZero() {
-		version = psapi.MajorMinorVersion(target.Major, target.Minor)
+		policyVersion = psapi.MajorMinorVersion(target.Major, target.Minor)
 	}
-	result := policy.AggregateCheckResults(evaluator.EvaluatePod(psapi.LevelVersion{Level: parsed, Version: version}, meta, spec))
+	if pinned, err := psapi.ParseVersion(version); err == nil && !pinned.Latest() && pinned.Older(policyVersion) {
+		policyVersion = pinned
+	}
+	result := policy.AggregateCheckResults(evaluator.EvaluatePod(psapi.LevelVersion{Level: parsed, Version: policyVersion}, meta, spec))
 	if result.Allowed {
 		return "", true
 	}

@@ -52,6 +52,7 @@ data: {privileged: "true"}
 `
 	for _, tt := range []struct {
 		name, text, level, target string
+		version                   string   // the namespace's enforce-version label
 		want                      []string // what the level forbids, in the admission's words; none when allowed
 		unknownLevel              bool
 	}{
@@ -65,6 +66,11 @@ data: {privileged: "true"}
 		{name: "a CronJob's pods, a sysctl baseline allows from 1.29", text: keepalive, level: "baseline", target: "1.29"},
 		{name: "the same sysctl in a cluster of 1.28", text: keepalive, level: "baseline", target: "1.28",
 			want: []string{"forbidden sysctls (net.ipv4.tcp_keepalive_time)"}},
+		{name: "a version label older than the cluster", text: keepalive, level: "baseline", version: "v1.28", target: "1.30",
+			want: []string{"forbidden sysctls (net.ipv4.tcp_keepalive_time)"}},
+		{name: "a version label newer than the cluster", text: keepalive, level: "baseline", version: "v1.30", target: "1.28",
+			want: []string{"forbidden sysctls (net.ipv4.tcp_keepalive_time)"}},
+		{name: "a version label of latest", text: keepalive, level: "baseline", version: "latest", target: "1.30"},
 		{name: "no pods", text: configMap, level: "restricted"},
 		{name: "not a level", text: privileged, level: "strict", unknownLevel: true},
 	} {
@@ -73,7 +79,7 @@ data: {privileged: "true"}
 			if tt.target != "" {
 				target = mustVersion(t, tt.target)
 			}
-			got, known := PodSecurity(objectsOf(t, tt.text)[0].Object, tt.level, target)
+			got, known := PodSecurity(objectsOf(t, tt.text)[0].Object, tt.level, tt.version, target)
 			if known == tt.unknownLevel {
 				t.Fatalf("PodSecurity(%q) known = %v", tt.level, known)
 			}
