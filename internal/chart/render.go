@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"text/template"
 
@@ -293,12 +294,28 @@ func IsTestHook(h *release.Hook) bool {
 // isInstallHookObject reports whether Helm's own sorter makes a hook of obj that runs on an
 // install or upgrade: not a test hook (IsTestHook), nor one of events Helm skips altogether.
 func isInstallHookObject(obj manifest.Object) bool {
+	h := sortedHook(obj)
+	return h != nil && !IsTestHook(h)
+}
+
+// HookRunsOn reports whether Helm runs obj as a hook on one of events ("pre-install",
+// "post-upgrade"...), as its own sorter reads the object's helm.sh/hook annotation.
+func HookRunsOn(obj manifest.Object, events ...string) bool {
+	h := sortedHook(obj)
+	return h != nil && slices.ContainsFunc(h.Events, func(e release.HookEvent) bool { return slices.Contains(events, string(e)) })
+}
+
+// sortedHook is the hook Helm's sorter makes of obj, nil when it makes none.
+func sortedHook(obj manifest.Object) *release.Hook {
 	doc, err := json.Marshal(obj)
 	if err != nil {
-		return false
+		return nil
 	}
 	hooks, _, err := releaseutil.SortManifests(map[string]string{"hook.yaml": string(doc)}, nil, releaseutil.InstallOrder)
-	return err == nil && len(hooks) == 1 && !IsTestHook(hooks[0])
+	if err != nil || len(hooks) != 1 {
+		return nil
+	}
+	return hooks[0]
 }
 
 // takeNotes removes every NOTES.txt from files, as Helm does, and returns

@@ -227,3 +227,32 @@ func describeManifests(manifests []releaseutil.Manifest) string {
 	}
 	return b.String()
 }
+
+// HookRunsOn reads a hook's events as Helm's sorter does: a list with spaces, events of
+// several operations, a test hook, an object that is no hook, and an event Helm does not know.
+func TestHookRunsOn(t *testing.T) {
+	hook := func(events string) manifest.Object {
+		meta := map[string]any{"name": "migrate"}
+		if events != "" {
+			meta["annotations"] = map[string]any{"helm.sh/hook": events}
+		}
+		return manifest.Object{"apiVersion": "batch/v1", "kind": "Job", "metadata": meta}
+	}
+	for _, tt := range []struct {
+		events string
+		asked  []string
+		want   bool
+	}{
+		{"pre-install, pre-upgrade", []string{"pre-upgrade", "post-upgrade"}, true},
+		{"pre-install,pre-upgrade", []string{"post-install"}, false},
+		{"post-upgrade", []string{"pre-upgrade", "post-upgrade"}, true},
+		{"test", []string{"pre-install", "post-install"}, false},
+		{"test", []string{"test"}, true},
+		{"", []string{"pre-install"}, false},
+		{"pre-instal", []string{"pre-install"}, false},
+	} {
+		if got := HookRunsOn(hook(tt.events), tt.asked...); got != tt.want {
+			t.Errorf("events %q, asked %q: %v, want %v", tt.events, tt.asked, got, tt.want)
+		}
+	}
+}

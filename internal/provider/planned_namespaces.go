@@ -8,76 +8,72 @@ import (
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/release"
 )
 
-// plannedNamespaces hands the Pod Security level an environment's plan gives its namespace to
-// the plans of the releases in it (release.Inputs.PodSecurity), which Terraform makes after it,
-// in the same process, when a release's namespace is the environment's.
+// plannedNamespaces hands the Pod Security level and policy version an environment's plan gives
+// its namespace to the plans of the releases in it (release.Inputs.PodSecurity), which Terraform
+// makes after it, in the same process, when a release's namespace is the environment's.
 type plannedNamespaces struct {
 	mu sync.Mutex
-	// enforce holds, by namespace, the planned value of the enforce label; nil when the plan
-	// removes the label.
-	enforce map[string]*string
+	// levels holds, by namespace, the planned values of the enforce and enforce-version labels.
+	levels map[string]release.PlannedLevel
 }
 
-// put records what the environment's plan does to namespace's enforce label, given its labels
-// in its state (nil for an environment the apply creates) and in its plan. A plan that leaves
-// the label as it was, or creates an environment without it, records nothing: the
-// namespace's own label stands, whoever set it.
+// put records what the environment's plan does to namespace's enforce and enforce-version
+// labels, given its labels in its state (nil for an environment the apply creates) and in its
+// plan. A plan that leaves both as they were, or creates an environment without either, records
+// nothing: the namespace's own labels stand, whoever set them.
 func (p *plannedNamespaces) put(namespace string, state *types.Map, plan types.Map) {
-	planned, known := enforceLabelOf(plan)
+	planned, known := podSecurityLabelsOf(plan)
 	if !known {
 		return
 	}
-	if state == nil && planned == nil {
+	if state == nil && planned == (release.PlannedLevel{}) {
 		return
 	}
 	if state != nil {
-		if was, ok := enforceLabelOf(*state); ok && equalLabel(was, planned) {
+		if was, ok := podSecurityLabelsOf(*state); ok && was == planned {
 			return
 		}
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.enforce == nil {
-		p.enforce = map[string]*string{}
+	if p.levels == nil {
+		p.levels = map[string]release.PlannedLevel{}
 	}
-	p.enforce[namespace] = planned
+	p.levels[namespace] = planned
 }
 
 // get returns the level the environment's plan sets on namespace, nil when it sets none.
 func (p *plannedNamespaces) get(namespace string) *release.PlannedLevel {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	planned, ok := p.enforce[namespace]
+	planned, ok := p.levels[namespace]
 	if !ok {
 		return nil
 	}
-	if planned == nil {
-		return &release.PlannedLevel{}
-	}
-	return &release.PlannedLevel{Enforce: *planned}
+	return &planned
 }
 
-// enforceLabelOf returns the enforce label in an environment's labels, nil when they do not
-// hold it, and whether that is known.
-func enforceLabelOf(labels types.Map) (*string, bool) {
+// podSecurityLabelsOf returns the enforce and enforce-version labels in an environment's labels,
+// empty where they do not hold one, and whether both are known.
+func podSecurityLabelsOf(labels types.Map) (release.PlannedLevel, bool) {
 	if labels.IsUnknown() {
-		return nil, false
+		return release.PlannedLevel{}, false
 	}
-	v, ok := labels.Elements()[release.PodSecurityEnforceLabel]
+	enforce, known := labelOf(labels, release.PodSecurityEnforceLabel)
+	version, versionKnown := labelOf(labels, release.PodSecurityVersionLabel)
+	return release.PlannedLevel{Enforce: enforce, Version: version}, known && versionKnown
+}
+
+// labelOf returns the label name in labels, empty when they do not hold it, and whether that
+// is known.
+func labelOf(labels types.Map, name string) (string, bool) {
+	v, ok := labels.Elements()[name]
 	if !ok {
-		return nil, true
+		return "", true
 	}
 	s, isString := v.(types.String)
 	if !isString || s.IsUnknown() {
-		return nil, false
+		return "", false
 	}
-	if s.IsNull() {
-		return nil, true
-	}
-	level := s.ValueString()
-	return &level, true
-}
-
-func equalLabel(a, b *string) bool {
-	return (a == nil) == (b == nil) && (a == nil || *a == *b)
+	return s.ValueString(), true
 }

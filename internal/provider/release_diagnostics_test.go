@@ -474,4 +474,17 @@ func TestReleaseDiagnostics_podsRefusedByAPlannedLevel(t *testing.T) {
 	if strings.Contains(diags[2].Detail(), "environment's label") || !strings.Contains(diags[2].Detail(), `would violate PodSecurity "baseline:v1.30": host namespaces`) {
 		t.Errorf("the namespace's own level's refusal offers the environment's label, or does not name the version:\n%s", diags[2].Detail())
 	}
+
+	// A plan that pins another policy version of the namespace's level: the dry run's warning
+	// about that level is about the version the apply replaces, and the plan's own evaluation at
+	// the pinned version is the one reported.
+	checked.PodSecurityLevels = release.PodSecurityLevels{Enforce: "restricted", Replaced: "restricted", Version: "v1.30", Planned: true}
+	checked.PodSecurity = []release.PodSecurityRefusal{{Key: warned.Key, Source: warned.Source, Level: "restricted", Version: "v1.30", Planned: true,
+		Forbidden: `runAsNonRoot != true (pod or container "app" must set securityContext.runAsNonRoot=true)`}}
+	diags = nil
+	addDryRunDiagnostics(context.Background(), m, checked, "", &diags)
+	if len(diags) != 1 || !strings.Contains(diags[0].Detail(), `would violate PodSecurity "restricted:v1.30": runAsNonRoot`) ||
+		!strings.Contains(diags[0].Detail(), `to enforce the "restricted" Pod Security level at policy version v1.30 (pod-security.kubernetes.io/enforce-version)`) {
+		t.Errorf("a pinned version's refusal: %v, want the plan's evaluation at v1.30 alone", diags)
+	}
 }

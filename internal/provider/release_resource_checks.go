@@ -17,11 +17,12 @@ import (
 // checkRendering refuses, at plan time, what the apply would fail on (release.Request.Check):
 // API versions the target Kubernetes version does not serve (deprecated ones warn), fields the
 // kinds' schemas do not accept, definitions that drop a stored version, and what a server-side
-// dry run of the objects that change refuses (release_resource_dryrun.go). With plan_checks =
+// dry run of the objects that change refuses and the pods of the hooks the apply runs that the
+// Pod Security level forbids (release_resource_dryrun.go). With plan_checks =
 // "all" the cluster is asked through env.checker (clusterEnvironment).
-func (r *releaseResource) checkRendering(ctx context.Context, m, state *releaseModel, env *renderEnv, rendered *release.Rendering, diags *diag.Diagnostics) {
+func (r *releaseResource) checkRendering(ctx context.Context, m, state *releaseModel, env *renderEnv, planned *release.Plan, diags *diag.Diagnostics) {
 	level := release.CheckLevel(m.PlanChecks.ValueString())
-	checked := env.request.Check(ctx, rendered, recordedOf(state), level, env.checker, env.unreachable)
+	checked := env.request.Check(ctx, planned, recordedOf(state), level, env.checker, env.unreachable)
 	redactor := redactorFor(m)
 	for _, err := range slices.Concat(checked.SchemaErrors, checked.StoredVersionErrors) {
 		tflog.Warn(ctx, "not checked against the cluster's schemas or definitions", map[string]any{"release": m.releaseID(), "error": redactor.String(err.Error())})

@@ -57,7 +57,7 @@ func addDryRunDiagnostics(ctx context.Context, m *releaseModel, checked *release
 		if dryRunWarned(checked, r.Key, r.Level) {
 			continue // reported from the dry run's warning, which the namespace's warn label asked for
 		}
-		addPodsRefused(m, r.Key, objectFrom(r.Key, r.Source), r.Level, r.Planned, fmt.Sprintf("would violate PodSecurity %q: %s", r.Level+":"+r.Version, r.Forbidden), diags)
+		addPodsRefused(m, r, fmt.Sprintf("would violate PodSecurity %q: %s", r.Level+":"+r.Version, r.Forbidden), diags)
 	}
 	addWebhooksNotCalled(m, sideEffects, diags)
 	addNotServedWarning(m, checked.NotServed, diags)
@@ -73,7 +73,8 @@ func dryRunWarned(checked *release.DryRunChecked, key, level string) bool {
 		}
 		for _, w := range o.Result.Warnings {
 			if warned, ok := refusal.PodSecurityViolation(w); ok && warned == level {
-				return true
+				refuses, _ := checked.ReadWarning(warned)
+				return refuses
 			}
 		}
 	}
@@ -89,19 +90,22 @@ func objectFrom(key, source string) string {
 }
 
 // addPodsRefused reports an object whose pods a Pod Security level forbids: the level its
-// namespace enforces, or the one the plan of its environment sets (planned); detail is what the
-// level forbids.
-func addPodsRefused(m *releaseModel, key, object, level string, planned bool, detail string, diags *diag.Diagnostics) {
-	enforcing := fmt.Sprintf("namespace %s enforces the %q Pod Security level", m.Namespace.ValueString(), level)
+// namespace enforces, or the one the plan of its environment sets (r.Planned), at the policy
+// version r names; detail is what the level forbids.
+func addPodsRefused(m *releaseModel, r release.PodSecurityRefusal, detail string, diags *diag.Diagnostics) {
+	enforcing := fmt.Sprintf("namespace %s enforces the %q Pod Security level", m.Namespace.ValueString(), r.Level)
 	orElse := ""
-	if planned {
-		enforcing = fmt.Sprintf("the plan of its environment sets namespace %s to enforce the %q Pod Security level", m.Namespace.ValueString(), level)
+	if r.Planned {
+		enforcing = fmt.Sprintf("the plan of its environment sets namespace %s to enforce the %q Pod Security level", m.Namespace.ValueString(), r.Level)
+		if r.Version != "" && r.Version != "latest" {
+			enforcing += fmt.Sprintf(" at policy version %s (%s)", r.Version, release.PodSecurityVersionLabel)
+		}
 		orElse = fmt.Sprintf(", or give the environment's label %s a level that admits them", release.PodSecurityEnforceLabel)
 	}
-	diags.Append(m.diagnostics().AttributeError(path.Root("manifests").AtMapKey(key), "Pods Refused by Pod Security", fmt.Sprintf(
+	diags.Append(m.diagnostics().AttributeError(path.Root("manifests").AtMapKey(r.Key), "Pods Refused by Pod Security", fmt.Sprintf(
 		"Release %s: %s, and the pods of %s would not meet it, so they would never be created. Change the pod template "+
 			"(securityContext, volumes, host namespaces) to meet the level%s.\n\n%s",
-		m.releaseID(), enforcing, object, orElse, detail)))
+		m.releaseID(), enforcing, objectFrom(r.Key, r.Source), orElse, detail)))
 }
 
 // addWebhooksNotCalled says, once per release, which objects could not be dry-run because an
@@ -200,12 +204,15 @@ func addDryRunWarnings(m *releaseModel, o release.DryRunOutcome, object string, 
 	var other []string
 	for _, w := range o.Result.Warnings {
 		level, ok := refusal.PodSecurityViolation(w)
-		if ok && levels.Replaced != "" && level == levels.Replaced {
-			continue
-		}
-		if ok && levels.Enforce != "" && level == levels.Enforce {
-			addPodsRefused(m, o.Key, object, level, levels.Planned, w, diags)
-			continue
+		if ok {
+			refuses, replaced := levels.ReadWarning(level)
+			if replaced {
+				continue
+			}
+			if refuses {
+				addPodsRefused(m, release.PodSecurityRefusal{Key: o.Key, Source: o.Source, Level: level, Version: levels.Version, Planned: levels.Planned}, w, diags)
+				continue
+			}
 		}
 		other = append(other, w)
 	}

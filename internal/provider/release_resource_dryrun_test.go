@@ -394,8 +394,37 @@ resource "gitlabk8s_environment" "review" {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 				Check:            privileged,
 			},
+			// The policy version the environment's plan pins is the one the pods are evaluated
+			// at: baseline admits the TCP keepalive sysctls from 1.29 on, not at 1.28.
+			{
+				Config:      keepalive(config("baseline", ``), "v1.28"),
+				PlanOnly:    true,
+				ExpectError: wrappedPattern(`(?s)Pods Refused by Pod Security.*to enforce the "baseline" Pod Security level at policy version v1.28.*Deployment.apps/checks.*would violate PodSecurity "baseline:v1.28": forbidden sysctls \(net.ipv4.tcp_keepalive_time\)`),
+			},
+			{
+				Config:           keepalive(config("baseline", ``), "v1.29"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				Check: func(*terraform.State) error {
+					d, err := kc.AppsV1().Deployments(namespace).Get(context.Background(), "checks", metav1.GetOptions{})
+					if err != nil {
+						return err
+					}
+					if sc := d.Spec.Template.Spec.SecurityContext; sc == nil || len(sc.Sysctls) != 1 || sc.Sysctls[0].Name != "net.ipv4.tcp_keepalive_time" {
+						return fmt.Errorf("Deployment checks' pods have %+v, want the keepalive sysctl", sc)
+					}
+					return nil
+				},
+			},
 		},
 	})
+}
+
+// keepalive gives config's environment the enforce-version label version, and the release's
+// Deployment a pod sysctl that Pod Security's baseline level admits from 1.29 on.
+func keepalive(config, version string) string {
+	config = strings.Replace(config, "labels    = { ", fmt.Sprintf("labels    = { %q = %q, ", release.PodSecurityVersionLabel, version), 1)
+	sysctl := `jsonencode([{ op = "add", path = "/spec/template/spec/securityContext", value = { sysctls = [{ name = "net.ipv4.tcp_keepalive_time", value = "60" }] } }])`
+	return strings.Replace(config, "  wait ", fmt.Sprintf("  patches = [{ target = { kind = \"Deployment\" }, patch = %s }]\n  wait ", sysctl), 1)
 }
 
 // An environment created with a Pod Security level and a release in its namespace, in one plan:
@@ -417,19 +446,42 @@ func TestAccRelease_podSecurityLevelOfANewEnvironment(t *testing.T) {
 
 // A hook's pods are never dry-run, as Helm creates the hook while it applies; the plan
 // evaluates those of the hooks the apply runs against the namespace's level, and refuses a
-// pre-install Job whose pods it forbids, where Helm's install fails at the hook.
+// pre-install Job whose pods it forbids, where Helm's install fails at the hook. An upgrade that
+// changes a hook alone dry-runs nothing and still runs the hook: its pods are evaluated too,
+// against the level the environment's plan sets and against the namespace's own.
 func TestAccRelease_podSecurityRefusesAHooksPods(t *testing.T) {
 	testAccCluster(t)
 	namespace := fmt.Sprintf("review-psa-hooks-%04x", rand.IntN(1<<16))
 	env := restrictedEnvironment("review/psa-hooks", namespace)
+	hooks := func(image string) string {
+		body := "  wait = false"
+		if image != "" {
+			body += fmt.Sprintf("\n  set = { migrationImage = %q }", image)
+		}
+		return strings.Replace(releaseConfig("hooks", namespace, chartserver.FixtureChart("with-hooks"), body),
+			fmt.Sprintf("namespace = %q", namespace), "namespace = gitlabk8s_environment.review.namespace", 1)
+	}
+	baseline := strings.Replace(env, `"restricted"`, `"baseline"`, 1)
 	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: env},
 			{
-				Config:      env + releaseConfig("hooks", namespace, chartserver.FixtureChart("with-hooks"), "  wait = false"),
+				Config:      env + hooks(""),
 				PlanOnly:    true,
 				ExpectError: wrappedPattern(`(?s)Pods Refused by Pod Security.*namespace ` + namespace + ` enforces the "restricted".*Job.batch/hooks-migrate \(from with-hooks/templates/migrate-job.yaml\).*runAsNonRoot != true`),
+			},
+			{Config: baseline + hooks("")},
+			{
+				Config:      env + hooks("registry.example/migrate:1.1"),
+				PlanOnly:    true,
+				ExpectError: wrappedPattern(`(?s)Pods Refused by Pod Security.*sets namespace ` + namespace + ` to enforce the "restricted".*Job.batch/hooks-migrate.*runAsNonRoot != true`),
+			},
+			{Config: env + hooks(""), ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+			{
+				Config:      env + hooks("registry.example/migrate:1.1"),
+				PlanOnly:    true,
+				ExpectError: wrappedPattern(`(?s)Pods Refused by Pod Security.*namespace ` + namespace + ` enforces the "restricted".*Job.batch/hooks-migrate.*runAsNonRoot != true`),
 			},
 		},
 	})

@@ -373,7 +373,7 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
-	if r.checkRendering(ctx, &plan, state, env, first, &resp.Diagnostics); resp.Diagnostics.HasError() {
+	if r.checkRendering(ctx, &plan, state, env, planned, &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
 	tflog.Debug(ctx, "rendered release", map[string]any{"release": plan.releaseID(), "objects": len(first.Manifests), "capabilities": env.origin, "kube_version": env.kubeVersion})

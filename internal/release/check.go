@@ -5,11 +5,11 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chart"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/validate"
@@ -85,18 +85,31 @@ type DryRunChecked struct {
 	NotServed []string
 }
 
-// PodSecurityLevels are the Pod Security levels a dry run's warnings are read against.
+// PodSecurityLevels are the Pod Security level the release's pods will meet, which a dry run's
+// warnings are read against.
 type PodSecurityLevels struct {
 	// Enforce is the Pod Security level the namespace enforces, or the one the plan of its
 	// environment sets (Inputs.PodSecurity), empty when none or unknown.
 	Enforce string
-	// Replaced is the level the namespace enforces now when the environment's plan sets
-	// another: the dry run's warnings about it are about a level the apply replaces.
+	// Replaced is the level the namespace enforces now when the environment's plan sets another
+	// level or policy version: the dry run's warnings about it are about what the apply replaces.
 	Replaced string
-	// Planned says Enforce is the level the environment's plan sets, not yet the namespace's.
+	// Planned says Enforce and Version are those the environment's plan sets, not yet the
+	// namespace's.
 	Planned bool
-	// Version is the namespace's enforce-version label when Enforce is the namespace's level.
+	// Version is the policy version Enforce is evaluated at (the enforce-version label), empty
+	// for the latest.
 	Version string
+}
+
+// ReadWarning reads a dry run's warning that pods violate level: refuses says it is the level
+// the pods will meet, so they would never be created; replaced that it is about the level, or
+// the policy version, the apply replaces, and says nothing of what the pods will meet.
+func (l PodSecurityLevels) ReadWarning(level string) (refuses, replaced bool) {
+	if l.Replaced != "" && level == l.Replaced {
+		return false, true
+	}
+	return l.Enforce != "" && level == l.Enforce, false
 }
 
 // DryRunOutcome is the dry run's answer for one changed object.
@@ -135,27 +148,29 @@ const (
 // PodSecurityEnforceLabel is the namespace label that sets the Pod Security level pods must meet.
 const PodSecurityEnforceLabel = "pod-security.kubernetes.io/enforce"
 
-// Check refuses, at plan time, what the apply of rendered over recorded would fail on: API
-// versions the target Kubernetes version does not serve (deprecated ones warn), fields the
+// Check refuses, at plan time, what the apply of plan's rendering over recorded would fail on:
+// API versions the target Kubernetes version does not serve (deprecated ones warn), fields the
 // kinds' schemas do not accept (the cluster's own with CheckAll, else those shipped), the
 // chart's definitions that drop a stored version, and, when none of those is an error, what a
-// server-side dry run of the objects that change refuses. c is nil without a cluster, and
+// server-side dry run of the objects that change refuses, and the pods of the hooks the apply
+// runs that the Pod Security level they will meet forbids. c is nil without a cluster, and
 // unreachable says why.
-func (r *Request) Check(ctx context.Context, rendered *Rendering, recorded *Recorded, level CheckLevel, c Checker, unreachable error) *Checked {
+func (r *Request) Check(ctx context.Context, plan *Plan, recorded *Recorded, level CheckLevel, c Checker, unreachable error) *Checked {
 	out := &Checked{}
 	if level == CheckNone {
 		return out
 	}
+	rendered := plan.Rendering
 	objs := r.validateObjects(rendered)
 	previous := recorded.manifests()
-	var changed []changedObject
+	var changed, hooks []changedObject
 	if level == CheckAll {
-		changed = r.changed(rendered, previous)
+		changed, hooks = r.changed(rendered, previous), r.hooksRun(rendered, plan.Next.Operation)
 	}
 	var namespace namespaceRead
-	if c != nil && len(changed) > 0 {
-		// The dry run needs the namespace's labels: they are read while the schemas are, one
-		// round trip through the agent's tunnel instead of two.
+	if c != nil && len(changed)+len(hooks) > 0 {
+		// The dry run and the hooks' evaluation need the namespace's labels: they are read
+		// while the schemas are, one round trip through the agent's tunnel instead of two.
 		namespace = readNamespace(ctx, c, r.Namespace)
 	}
 	out.Target, _ = validate.ParseVersion(r.Capabilities.KubeVersion)
@@ -177,63 +192,60 @@ func (r *Request) Check(ctx context.Context, rendered *Rendering, recorded *Reco
 		return out
 	}
 	defined := validate.DefinedKinds(slices.Concat(objs, opts.Definitions))
-	out.DryRun = r.dryRun(ctx, changed, defined, c, namespace, unreachable)
-	if out.DryRun != nil {
-		out.DryRun.PodSecurity = append(out.DryRun.PodSecurity, r.hookPodSecurity(rendered, recorded, out.DryRun)...)
+	out.DryRun = r.dryRun(ctx, changed, hooks, defined, c, namespace, unreachable)
+	return out
+}
+
+// hooksRun are the rendered hooks Helm runs in an apply of op (pre- and post-install on an
+// install, pre- and post-upgrade on an upgrade), as its sorter reads their events.
+func (r *Request) hooksRun(rendered *Rendering, op helmrelease.Operation) []changedObject {
+	events := []string{"pre-install", "post-install"}
+	if op == helmrelease.OperationUpgrade {
+		events = []string{"pre-upgrade", "post-upgrade"}
+	}
+	rr := rendered.Rendered
+	var out []changedObject
+	for i, h := range rr.Hooks {
+		if chart.HookRunsOn(h, events...) {
+			out = append(out, changedObject{key: r.Redactor.Key(h, r.Namespace), source: sourceAt(rr.HookSources, i), object: h})
+		}
 	}
 	return out
 }
 
-// hookPodSecurity evaluates the pods of the hooks the next apply runs (those of its operation,
-// install or upgrade) against the Pod Security level their namespace enforces when they run:
-// the level the environment's plan sets, else the namespace's. The dry run cannot check them:
-// Helm creates them while it applies.
-func (r *Request) hookPodSecurity(rendered *Rendering, recorded *Recorded, d *DryRunChecked) []PodSecurityRefusal {
-	if d.Skipped != nil {
+// podSecurityLevels are the Pod Security level and policy version the release's pods will meet
+// at the apply: those the plan of its environment sets (Inputs.PodSecurity) where they are not
+// the namespace's yet, else the namespace's own, none in a namespace being deleted or unknown.
+func (r *Request) podSecurityLevels(ns helmrelease.Namespace, err error) PodSecurityLevels {
+	var l PodSecurityLevels
+	if err == nil && ns.Exists && !ns.Terminating {
+		l.Enforce, l.Version = ns.Labels[PodSecurityEnforceLabel], ns.Labels[PodSecurityVersionLabel]
+	}
+	if p := r.PodSecurity; p != nil && (p.Enforce != l.Enforce || p.Version != l.Version) {
+		l = PodSecurityLevels{Enforce: p.Enforce, Version: p.Version, Replaced: l.Enforce, Planned: true}
+	}
+	return l
+}
+
+// podSecurity evaluates the pods of objs against the level of l, with Pod Security admission's
+// own checks (validate.PodSecurity). Objects dry-run only for their nulls are applied as they
+// are, and make no new pods.
+func (r *Request) podSecurity(objs []changedObject, l PodSecurityLevels) []PodSecurityRefusal {
+	if l.Enforce == "" {
 		return nil
 	}
-	level, version, planned := d.Enforce, d.Version, d.Planned
-	if p := r.PodSecurity; p != nil {
-		level, version, planned = p.Enforce, "", true
-	}
-	if level == "" || (d.NamespaceMissing && !planned) {
-		return nil
-	}
-	events := hookEventsOf(r.next(recorded).Operation)
 	target, _ := validate.ParseVersion(r.Capabilities.KubeVersion)
-	rr := rendered.Rendered
 	var refused []PodSecurityRefusal
-	for i, h := range rr.Hooks {
-		if !runsOn(h, events) {
+	for _, o := range objs {
+		if o.unchanged {
 			continue
 		}
-		if forbidden, _ := validate.PodSecurity(h, level, version, target); forbidden != "" {
-			refused = append(refused, PodSecurityRefusal{Key: r.Redactor.Key(h, r.Namespace), Source: sourceAt(rr.HookSources, i),
-				Level: level, Version: cmp.Or(version, "latest"), Forbidden: forbidden, Planned: planned})
+		if forbidden, _ := validate.PodSecurity(o.object, l.Enforce, l.Version, target); forbidden != "" {
+			refused = append(refused, PodSecurityRefusal{Key: o.key, Source: o.source, Level: l.Enforce, Version: cmp.Or(l.Version, "latest"),
+				Forbidden: forbidden, Planned: l.Planned})
 		}
 	}
 	return refused
-}
-
-// hookEventsOf are the hook events Helm runs for op.
-func hookEventsOf(op helmrelease.Operation) []string {
-	if op == helmrelease.OperationUpgrade {
-		return []string{"pre-upgrade", "post-upgrade"}
-	}
-	return []string{"pre-install", "post-install"}
-}
-
-// runsOn reports whether hook's helm.sh/hook annotation names one of events.
-func runsOn(hook manifest.Object, events []string) bool {
-	meta, _ := hook["metadata"].(map[string]any)
-	annotations, _ := meta["annotations"].(map[string]any)
-	value, _ := annotations["helm.sh/hook"].(string)
-	for _, e := range strings.Split(value, ",") {
-		if slices.Contains(events, strings.TrimSpace(e)) {
-			return true
-		}
-	}
-	return false
 }
 
 // namespaceRead waits for the release's namespace, read in the background.
@@ -388,9 +400,12 @@ func (r *Request) namespaced(obj manifest.Object) bool {
 // dryRun sends every object the plan changes to the API server as a server-side dry run
 // (nothing is written). Objects of kinds that defined holds and the cluster does not serve yet
 // are not dry-run: the plan checked them against those definitions. In a namespace that does
-// not exist yet, or is being deleted, only cluster-scoped objects are.
-func (r *Request) dryRun(ctx context.Context, changed []changedObject, defined map[schema.GroupKind]bool, c Checker, namespace namespaceRead, unreachable error) *DryRunChecked {
-	if len(changed) == 0 {
+// not exist yet, or is being deleted, only cluster-scoped objects are. The pods the dry run
+// cannot check are evaluated against the level they will meet: those of changed objects where
+// the environment's plan sets a level the namespace does not enforce yet, and those of the
+// hooks the apply runs, which Helm creates while it applies.
+func (r *Request) dryRun(ctx context.Context, changed, hooks []changedObject, defined map[schema.GroupKind]bool, c Checker, namespace namespaceRead, unreachable error) *DryRunChecked {
+	if len(changed) == 0 && (len(hooks) == 0 || c == nil) {
 		return nil
 	}
 	out := &DryRunChecked{}
@@ -403,7 +418,11 @@ func (r *Request) dryRun(ctx context.Context, changed []changedObject, defined m
 	}
 	changed, out.NotServed = notServedYet(c, changed, defined)
 	ns, err := namespace()
-	out.PodSecurity = r.plannedPodSecurity(changed, ns, err)
+	out.PodSecurityLevels = r.podSecurityLevels(ns, err)
+	if out.Planned {
+		out.PodSecurity = r.podSecurity(changed, out.PodSecurityLevels)
+	}
+	out.PodSecurity = append(out.PodSecurity, r.podSecurity(hooks, out.PodSecurityLevels)...)
 	switch {
 	case err != nil:
 		// Unknown: every object is dry-run, and the dry run says what the API server makes of it.
@@ -416,11 +435,9 @@ func (r *Request) dryRun(ctx context.Context, changed []changedObject, defined m
 		// object at all.
 		out.NamespaceTerminating = true
 		changed = slices.DeleteFunc(changed, func(o changedObject) bool { return r.namespaced(o.object) })
-	default:
-		out.Enforce, out.Version = ns.Labels[PodSecurityEnforceLabel], ns.Labels[PodSecurityVersionLabel]
-		if p := r.PodSecurity; p != nil && p.Enforce != out.Enforce {
-			out.Replaced, out.Enforce, out.Planned, out.Version = out.Enforce, p.Enforce, true, ""
-		}
+	}
+	if len(changed) == 0 {
+		return out
 	}
 	objs := make([]manifest.Object, len(changed))
 	for i, o := range changed {
@@ -439,31 +456,6 @@ func (r *Request) dryRun(ctx context.Context, changed []changedObject, defined m
 		out.Outcomes = append(out.Outcomes, DryRunOutcome{Key: o.key, Source: o.source, Unchanged: o.unchanged, Nulls: o.nulls, DryRunAnswer: answers[i]})
 	}
 	return out
-}
-
-// plannedPodSecurity evaluates the pods of the changed objects against the Pod Security level
-// the plan of the release's environment sets, with Pod Security admission's own checks
-// (validate.PodSecurity). Where the namespace enforces that level already, the dry run's
-// warnings say what it forbids, and nothing is evaluated here.
-func (r *Request) plannedPodSecurity(changed []changedObject, ns helmrelease.Namespace, nsErr error) []PodSecurityRefusal {
-	p := r.PodSecurity
-	if p == nil || p.Enforce == "" {
-		return nil
-	}
-	if nsErr == nil && ns.Exists && !ns.Terminating && ns.Labels[PodSecurityEnforceLabel] == p.Enforce {
-		return nil
-	}
-	target, _ := validate.ParseVersion(r.Capabilities.KubeVersion)
-	var refused []PodSecurityRefusal
-	for _, o := range changed {
-		if o.unchanged {
-			continue // applied as it is: no new pods
-		}
-		if forbidden, _ := validate.PodSecurity(o.object, p.Enforce, "", target); forbidden != "" {
-			refused = append(refused, PodSecurityRefusal{Key: o.key, Source: o.source, Level: p.Enforce, Version: "latest", Forbidden: forbidden, Planned: true})
-		}
-	}
-	return refused
 }
 
 // notServedYet splits objs into those the dry run can check and the keys of those of kinds

@@ -65,9 +65,9 @@ func checked(t *testing.T, in Inputs, recorded *Recorded, level CheckLevel, c Ch
 		t.Fatal(err)
 	}
 	if c == nil {
-		return req.Check(context.Background(), p.Rendering, recorded, level, nil, errors.New("no route to the cluster"))
+		return req.Check(context.Background(), p, recorded, level, nil, errors.New("no route to the cluster"))
 	}
-	return req.Check(context.Background(), p.Rendering, recorded, level, c, nil)
+	return req.Check(context.Background(), p, recorded, level, c, nil)
 }
 
 // The plan's checks dry-run only the objects that change, in a namespace that exists, and
@@ -111,35 +111,54 @@ func TestRequest_checkDryRunsWhatChanges(t *testing.T) {
 	// sets, which the dry run cannot check: in a namespace of another level, in one the apply
 	// creates. Where the namespace has that level, and for an unchanged workload, the dry run
 	// alone speaks.
+	// A workload unchanged but for a null is applied again as it is, and makes no new pods.
 	deploymentKey := "Deployment.apps/web"
+	withNull := patch.Patch{Target: patch.Target{Kind: "Deployment", Name: "web"},
+		Patch: `[{"op": "add", "path": "/spec/template/spec/schedulerName", "value": null}]`}
 	for _, tt := range []struct {
 		name      string
 		planned   *PlannedLevel
 		namespace map[string]string // nil: the namespace does not exist
 		set       map[string]string
-		refused   bool
+		patches   []patch.Patch // in the recorded revision too
+		refused   string        // the policy version refused at, empty when nothing is
 	}{
-		{"stricter than the namespace's", &PlannedLevel{Enforce: "restricted"}, map[string]string{PodSecurityEnforceLabel: "baseline"}, map[string]string{"image.tag": "2"}, true},
-		{"set on a namespace the apply creates", &PlannedLevel{Enforce: "restricted"}, nil, map[string]string{"image.tag": "2"}, true},
-		{"the namespace's own", &PlannedLevel{Enforce: "restricted"}, map[string]string{PodSecurityEnforceLabel: "restricted"}, map[string]string{"image.tag": "2"}, false},
-		{"one the pods meet", &PlannedLevel{Enforce: "baseline"}, map[string]string{}, map[string]string{"image.tag": "2"}, false},
-		{"the workload unchanged", &PlannedLevel{Enforce: "restricted"}, map[string]string{}, map[string]string{"config.greeting": "hi"}, false},
-		{"none planned", nil, map[string]string{}, map[string]string{"image.tag": "2"}, false},
+		{"stricter than the namespace's", &PlannedLevel{Enforce: "restricted"}, map[string]string{PodSecurityEnforceLabel: "baseline"}, map[string]string{"image.tag": "2"}, nil, "latest"},
+		{"set on a namespace the apply creates", &PlannedLevel{Enforce: "restricted"}, nil, map[string]string{"image.tag": "2"}, nil, "latest"},
+		{"at the version the plan pins", &PlannedLevel{Enforce: "restricted", Version: "v1.30"}, map[string]string{PodSecurityEnforceLabel: "restricted"}, map[string]string{"image.tag": "2"}, nil, "v1.30"},
+		{"the namespace's own", &PlannedLevel{Enforce: "restricted"}, map[string]string{PodSecurityEnforceLabel: "restricted"}, map[string]string{"image.tag": "2"}, nil, ""},
+		{"the namespace's own, pinned", &PlannedLevel{Enforce: "restricted", Version: "v1.30"}, map[string]string{PodSecurityEnforceLabel: "restricted", PodSecurityVersionLabel: "v1.30"}, map[string]string{"image.tag": "2"}, nil, ""},
+		{"one the pods meet", &PlannedLevel{Enforce: "baseline"}, map[string]string{}, map[string]string{"image.tag": "2"}, nil, ""},
+		{"the workload unchanged", &PlannedLevel{Enforce: "restricted"}, map[string]string{}, map[string]string{"config.greeting": "hi"}, nil, ""},
+		{"the workload unchanged, holding a null", &PlannedLevel{Enforce: "restricted"}, map[string]string{}, map[string]string{"config.greeting": "hi"}, []patch.Patch{withNull}, ""},
+		{"a changed workload holding a null", &PlannedLevel{Enforce: "restricted"}, map[string]string{}, map[string]string{"image.tag": "2"}, []patch.Patch{withNull}, "latest"},
+		{"none planned", nil, map[string]string{}, map[string]string{"image.tag": "2"}, nil, ""},
 	} {
+		before := recorded
+		if tt.patches != nil {
+			in := webInputs(nil)
+			in.Patches = tt.patches
+			before = deployedAs(planned(t, Prepare(context.Background(), nil, in, nil), nil).Rendering.Manifests, 1)
+		}
 		in := webInputs(tt.set)
-		in.PodSecurity = tt.planned
+		in.PodSecurity, in.Patches = tt.planned, tt.patches
 		c = &answeringChecker{namespace: tt.namespace}
-		got = checked(t, in, recorded, CheckAll, c)
+		got = checked(t, in, before, CheckAll, c)
 		if got.DryRun == nil {
 			t.Fatalf("%s: no dry run", tt.name)
 		}
+		if tt.patches != nil && !slices.ContainsFunc(got.DryRun.Outcomes, func(o DryRunOutcome) bool {
+			return o.Key == deploymentKey && slices.Contains(o.Nulls, ".spec.template.spec.schedulerName")
+		}) {
+			t.Errorf("%s: outcomes %+v, want the Deployment dry-run with its null", tt.name, got.DryRun.Outcomes)
+		}
 		refused := got.DryRun.PodSecurity
 		switch {
-		case !tt.refused && len(refused) > 0:
+		case tt.refused == "" && len(refused) > 0:
 			t.Errorf("%s: refused %+v, want nothing refused", tt.name, refused)
-		case tt.refused && (len(refused) != 1 || refused[0].Key != deploymentKey || refused[0].Level != "restricted" ||
-			refused[0].Source != "web/templates/deployment.yaml" || !strings.Contains(refused[0].Forbidden, "runAsNonRoot != true")):
-			t.Errorf("%s: refused %+v, want the Deployment's pods refused by the restricted level", tt.name, refused)
+		case tt.refused != "" && (len(refused) != 1 || refused[0].Key != deploymentKey || refused[0].Level != "restricted" || refused[0].Version != tt.refused ||
+			!refused[0].Planned || refused[0].Source != "web/templates/deployment.yaml" || !strings.Contains(refused[0].Forbidden, "runAsNonRoot != true")):
+			t.Errorf("%s: refused %+v, want the Deployment's pods refused by the restricted level at %s", tt.name, refused, tt.refused)
 		}
 	}
 
@@ -298,6 +317,9 @@ func TestRequest_checkEvaluatesTheHooksTheApplyRuns(t *testing.T) {
 	}
 	installOnly := patch.Patch{Target: patch.Target{Kind: "Job", Name: "hooks-migrate"},
 		Patch: `{"metadata": {"annotations": {"helm.sh/hook": "pre-install"}}}`}
+	// A hook changed alone dry-runs nothing, and still upgrades the release, which runs it.
+	hookAnnotated := patch.Patch{Target: patch.Target{Kind: "Job", Name: "hooks-migrate"},
+		Patch: `{"metadata": {"annotations": {"example.com/revised": "yes"}}}`}
 	first := planned(t, Prepare(context.Background(), nil, inputs("ready"), nil), nil).Rendering
 	recorded := deployedAs(first.Manifests, 1)
 	const jobKey, jobSource = "Job.batch/hooks-migrate", "with-hooks/templates/migrate-job.yaml"
@@ -321,11 +343,19 @@ func TestRequest_checkEvaluatesTheHooksTheApplyRuns(t *testing.T) {
 		{"upgrade running no hook with pods", inputs("changed", installOnly), recorded, nil, map[string]string{PodSecurityEnforceLabel: "restricted"}, nil},
 		{"install running it", inputs("ready", installOnly), nil, nil, map[string]string{PodSecurityEnforceLabel: "restricted"},
 			&PodSecurityRefusal{Level: "restricted", Version: "latest"}},
+		{"upgrade changing the hook alone", inputs("ready", hookAnnotated), recorded, nil, map[string]string{PodSecurityEnforceLabel: "restricted"},
+			&PodSecurityRefusal{Level: "restricted", Version: "latest"}},
+		{"upgrade under the version the plan pins", inputs("changed"), recorded, &PlannedLevel{Enforce: "restricted", Version: "v1.31"}, map[string]string{PodSecurityEnforceLabel: "restricted"},
+			&PodSecurityRefusal{Level: "restricted", Version: "v1.31", Planned: true}},
 	} {
 		tt.in.PodSecurity = tt.planned
-		got := checked(t, tt.in, tt.recorded, CheckAll, &answeringChecker{namespace: tt.namespace})
+		c := &answeringChecker{namespace: tt.namespace}
+		got := checked(t, tt.in, tt.recorded, CheckAll, c)
 		if got.DryRun == nil {
 			t.Fatalf("%s: no dry run", tt.name)
+		}
+		if len(tt.in.Patches) > 0 && tt.in.Patches[0].Patch == hookAnnotated.Patch && (len(c.dryRun) > 0 || got.DryRun.Skipped != nil) {
+			t.Errorf("%s: dry-run %q, skipped %v; want nothing dry-run, nothing skipped", tt.name, c.dryRun, got.DryRun.Skipped)
 		}
 		var hooks []PodSecurityRefusal
 		for _, r := range got.DryRun.PodSecurity {

@@ -58,14 +58,15 @@ type Inputs struct {
 	ReplaceDefinitions bool
 	// PodSecurity is the Pod Security level the plan of the release's environment sets on its
 	// namespace, which the apply sets before it applies the release; nil when that plan leaves
-	// the namespace's level as it is.
+	// the namespace's level and policy version as they are.
 	PodSecurity *PlannedLevel
 }
 
-// PlannedLevel is a Pod Security level a plan sets on a namespace (its enforce label), empty
-// when the plan removes the label.
+// PlannedLevel is the Pod Security level a plan sets on a namespace (its enforce label), empty
+// when the plan removes the label, and the policy version it is evaluated at (the
+// enforce-version label), empty for the latest.
 type PlannedLevel struct {
-	Enforce string
+	Enforce, Version string
 }
 
 // Capabilities are what a chart sees of its cluster.
