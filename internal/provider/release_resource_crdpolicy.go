@@ -29,7 +29,7 @@ func crdPolicyAttribute() schema.StringAttribute {
 		Default:  stringdefault.StaticString(crdPolicyCreate),
 		MarkdownDescription: "What the apply does with the CustomResourceDefinitions in the chart's `crds/` directories, one of " +
 			quoted(crdPolicies) + ". `" + crdPolicyCreate + "` (the default) is Helm's rule: they are created when the release is " +
-			"installed and never changed afterwards. `" + crdPolicyCreateReplace + "` applies them, server-side, before every install " +
+			"installed and never changed afterwards (the plan of an upgrade that changes or adds one warns that it is left as it is). `" + crdPolicyCreateReplace + "` applies them, server-side, before every install " +
 			"and upgrade, so a chart's new version of a definition reaches the cluster; the plan shows the change in `manifests`, and " +
 			"refuses a definition that drops a version the cluster still records in `status.storedVersions`. Definitions in the " +
 			"chart's templates are applied by Helm as any object, whatever the policy.",
@@ -52,4 +52,19 @@ func addDroppedDiagnostic(m *releaseModel, dropped release.DroppedVersions, diag
 			"status.storedVersions, so objects may still be stored in it and the API server would refuse the replacement. Migrate "+
 			"the objects to a version the new definition serves and remove the old one from status.storedVersions (kubectl patch crd "+
 			"%s --subresource=status), or keep the chart's previous version.", m.releaseID(), name, strings.Join(dropped.Versions, ", "), name)))
+}
+
+// definitionsNotAppliedWarning says, under create, which definitions of the chart's crds/ the
+// plan shows changed or added on an upgrade: Helm creates them on install alone, so the apply
+// leaves the cluster's as they are, and the manifests record the chart's.
+func definitionsNotAppliedWarning(m *releaseModel, keys []string, diags *diag.Diagnostics) {
+	if len(keys) == 0 {
+		return
+	}
+	diags.Append(m.diagnostics().AttributeWarning(path.Root("manifests").AtMapKey(keys[0]), "CustomResourceDefinitions Not Upgraded", fmt.Sprintf(
+		"Release %s: the chart changes or adds these definitions in its crds/ directories: %s. With crd_policy = %q, Helm's rule, "+
+			"they are created when the release is installed and never changed afterwards, so this upgrade leaves the cluster's as they "+
+			"are, while manifests record the chart's. Set crd_policy = %q to apply them before every upgrade, or apply them yourself "+
+			"(kubectl apply --server-side -f crds/).",
+		m.releaseID(), strings.Join(keys, ", "), crdPolicyCreate, crdPolicyCreateReplace)))
 }

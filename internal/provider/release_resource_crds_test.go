@@ -483,3 +483,35 @@ func (g *gizmoCharts) conversionCABundleIs(want []byte) resource.TestCheckFunc {
 		return nil
 	}
 }
+
+// Under create, Helm's rule, an upgrade leaves the definitions of crds/ as the cluster has them:
+// the plan that shows one changed says so, naming it and the policy that would apply it, the
+// apply leaves the cluster's definition as it was, and the plan after it is empty.
+func TestAccRelease_crdPolicyCreateSaysTheUpgradeLeavesDefinitions(t *testing.T) {
+	e := testAccRelease(t)
+	g := writeGizmoCharts(t)
+	bumped := g.writeChart(t, "operator", map[string]string{"crds/gizmos.yaml": gizmoDefinition("v1", "v2")})
+	namespace := fmt.Sprintf("%q", e.namespace)
+	cli := newTerraformCLI(t, suiteCLI(t))
+	cli.writeConfig(g.releasesOf(g.operator, namespace, "", ""))
+	if out := cli.mustRun("apply", "-auto-approve"); strings.Contains(out, "Not Upgraded") {
+		t.Errorf("the install warns that definitions are not upgraded:\n%s", out)
+	}
+	cli.writeConfig(g.releasesOf(bumped, namespace, "", ""))
+	out := strings.Join(strings.Fields(cli.mustRun("apply", "-auto-approve")), " ")
+	for _, want := range []string{
+		"Warning: CustomResourceDefinitions Not Upgraded",
+		"the chart changes or adds these definitions in its crds/ directories: CustomResourceDefinition.apiextensions.k8s.io/gizmos." + g.group + ".",
+		`Set crd_policy = "create_replace" to apply them`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the upgrade's plan does not say %q:\n%s", want, out)
+		}
+	}
+	if err := g.liveGizmoVersions("v1")(nil); err != nil {
+		t.Error(err)
+	}
+	if plan := cli.mustRun("plan"); !strings.Contains(plan, "No changes.") || strings.Contains(plan, "Not Upgraded") {
+		t.Errorf("the plan after the upgrade:\n%s\nwant no changes and no warning", plan)
+	}
+}

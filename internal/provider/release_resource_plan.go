@@ -382,6 +382,7 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	resp.Diagnostics.Append(converted...)
 	plan.Manifests = manifests
 	generatedValuesWarning(&plan, first, &resp.Diagnostics)
+	definitionsNotAppliedWarning(&plan, planned.DefinitionsNotApplied, &resp.Diagnostics)
 	if planned.Next.Adopt {
 		resp.Diagnostics.Append(takeOverWarning(&plan, planned))
 	}

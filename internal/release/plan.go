@@ -62,6 +62,10 @@ type Plan struct {
 	// Deployed, when Next.Adopt, are the manifests of the revision taken over, as an import
 	// reads them, for the plan to show what the apply changes of it.
 	Deployed map[string]string
+	// DefinitionsNotApplied are the keys of the definitions of the chart's crds/ that the plan
+	// shows changed or added on an upgrade the apply makes without ReplaceDefinitions: Helm
+	// creates them on install alone, so the apply leaves them as the cluster has them.
+	DefinitionsNotApplied []string
 }
 
 // Plan renders the release as its next apply will render it, over recorded (nil for a
@@ -97,6 +101,9 @@ func (r *Request) Plan(ctx context.Context, recorded *Recorded, onlyIgnoredDiffe
 	}
 	r.keepUnchanged(rendering, recorded.manifests())
 	plan := &Plan{Rendering: rendering, Next: next}
+	if !r.ReplaceDefinitions && next.Operation == helmrelease.OperationUpgrade {
+		plan.DefinitionsNotApplied = r.definitionsChanged(rendering, recorded.manifests())
+	}
 	if next.Adopt {
 		if plan.Deployed, err = r.deployedManifests(ctx); err != nil {
 			return nil, err
@@ -176,4 +183,17 @@ func (r *Request) renderApply(ctx context.Context, recorded *Recorded) (*applyin
 func (r *Request) applied(a *applying) (Generated, manifest.RedactionRecord, error) {
 	rec, err := a.Rendering.Recorded(r.RedactionRecord)
 	return a.Rendering.Drawn(r.Generated.Seed), rec, err
+}
+
+// definitionsChanged returns the keys of the definitions of the chart's crds/ whose manifests
+// rendered changes from previous, or adds.
+func (r *Request) definitionsChanged(rendered *Rendering, previous map[string]string) []string {
+	var keys []string
+	for _, crd := range rendered.Rendered.CRDs {
+		key := r.Redactor.Key(crd, r.Namespace)
+		if text, ok := previous[key]; !ok || text != rendered.Manifests[key] {
+			keys = append(keys, key)
+		}
+	}
+	return keys
 }

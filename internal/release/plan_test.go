@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -175,5 +176,52 @@ func TestRequest_planKeepsAnImportsManifests(t *testing.T) {
 		if p.Unchanged != tt.want {
 			t.Errorf("%s: plan unchanged = %v, want %v", tt.name, p.Unchanged, tt.want)
 		}
+	}
+}
+
+// Without ReplaceDefinitions (crd_policy create), an upgrade's plan names the definitions of
+// crds/ it shows changed or added, which the apply leaves as the cluster has them; an install,
+// an unchanged definition and create_replace name none.
+func TestRequest_planNamesTheDefinitionsAnUpgradeLeaves(t *testing.T) {
+	in := withCRDsInputs()
+	in.ReplaceDefinitions = false
+	first := planned(t, Prepare(context.Background(), nil, in, nil), nil)
+	const key = definitionKeyPrefix + "widgets.test.gitlabk8s.io"
+	if _, ok := first.Rendering.Manifests[key]; !ok || len(first.DefinitionsNotApplied) != 0 {
+		t.Fatalf("install: manifests %v, not applied %q; want the definition shown and none left", slices.Collect(maps.Keys(first.Rendering.Manifests)), first.DefinitionsNotApplied)
+	}
+	older := maps.Clone(first.Rendering.Manifests)
+	older[key] = strings.Replace(older[key], "size", "width", 1)
+	if older[key] == first.Rendering.Manifests[key] {
+		t.Fatalf("the definition has no field size:\n%s", older[key])
+	}
+	withoutIt := maps.Clone(first.Rendering.Manifests)
+	delete(withoutIt, key)
+	for _, tt := range []struct {
+		name     string
+		recorded map[string]string
+		replace  bool
+		want     []string
+	}{
+		{"changed", older, false, []string{key}},
+		{"added", withoutIt, false, []string{key}},
+		{"changed under create_replace", older, true, nil},
+	} {
+		in.ReplaceDefinitions = tt.replace
+		got := planned(t, Prepare(context.Background(), nil, in, nil), deployedAs(tt.recorded, 1))
+		if got.Unchanged || !slices.Equal(got.DefinitionsNotApplied, tt.want) {
+			t.Errorf("%s: unchanged %v, not applied %q; want %q", tt.name, got.Unchanged, got.DefinitionsNotApplied, tt.want)
+		}
+	}
+	// A definition the chart keeps as it was: nothing to say, whatever else changes.
+	changedElsewhere := maps.Clone(first.Rendering.Manifests)
+	for k := range changedElsewhere {
+		if k != key {
+			changedElsewhere[k] += "# changed\n"
+		}
+	}
+	in.ReplaceDefinitions = false
+	if got := planned(t, Prepare(context.Background(), nil, in, nil), deployedAs(changedElsewhere, 1)); got.Unchanged || len(got.DefinitionsNotApplied) != 0 {
+		t.Errorf("the definition unchanged: unchanged %v, not applied %q; want an upgrade naming none", got.Unchanged, got.DefinitionsNotApplied)
 	}
 }
