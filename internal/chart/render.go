@@ -77,9 +77,10 @@ type Rendered struct {
 	// Notes is the rendered NOTES.txt of the top chart. It may contain
 	// sensitive values.
 	Notes string
-	// ObjectSources, HookSources and CRDSources name the chart file each of
-	// Objects, Hooks and CRDs comes from, by index ("web/templates/deployment.yaml").
-	ObjectSources, HookSources, CRDSources []string
+	// ObjectSources, HookSources, TestHookSources and CRDSources name the chart
+	// file each of Objects, Hooks, TestHooks and CRDs comes from, by index
+	// ("web/templates/deployment.yaml").
+	ObjectSources, HookSources, TestHookSources, CRDSources []string
 	// Files is the output of every template, keyed by its path in the chart
 	// ("web/templates/secret.yaml", "web/charts/db/templates/..."), NOTES.txt
 	// and test hooks included: what [Freeze] turns back into a chart that
@@ -257,6 +258,7 @@ func (r *Rendered) AddHooks(hooks []*release.Hook) error {
 		}
 		if IsTestHook(h) {
 			r.TestHooks = append(r.TestHooks, objs...)
+			r.TestHookSources = appendSource(r.TestHookSources, h.Path, len(objs))
 			continue
 		}
 		r.Hooks = append(r.Hooks, objs...)

@@ -108,8 +108,8 @@ func (m *releaseModel) settings(ci gitlab.CIMetadata) release.Settings {
 		Atomic: m.Atomic.ValueBool(), Wait: m.Wait.ValueBool(), Timeout: m.timeoutDuration(),
 		MaxHistory:  int(m.MaxHistory.ValueInt64()),
 		Description: revisionDescription(m.Description, ci), Labels: gitlab.LedgerLabels(ci),
-		RecoverPending: m.RecoverPending.ValueBool(), RunTests: m.RunTests.ValueBool(),
-		ForceReplace: m.ForceReplace.ValueBool(),
+		RecoverPending: m.RecoverPending.ValueBool(),
+		ForceReplace:   m.ForceReplace.ValueBool(),
 	}
 }
 

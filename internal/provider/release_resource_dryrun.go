@@ -102,10 +102,17 @@ func addPodsRefused(m *releaseModel, r release.PodSecurityRefusal, detail string
 		}
 		orElse = fmt.Sprintf(", or give the environment's label %s a level that admits them", release.PodSecurityEnforceLabel)
 	}
-	diags.Append(m.diagnostics().AttributeError(path.Root("manifests").AtMapKey(r.Key), "Pods Refused by Pod Security", fmt.Sprintf(
+	at, object := path.Root("manifests").AtMapKey(r.Key), objectFrom(r.Key, r.Source)
+	if r.Test {
+		// A test hook is no manifest of the release: run_tests runs it after the apply, which
+		// then fails.
+		at, object = path.Root("run_tests"), "the test hook "+object+", which run_tests runs after the apply,"
+		orElse += ", or set run_tests = false"
+	}
+	diags.Append(m.diagnostics().AttributeError(at, "Pods Refused by Pod Security", fmt.Sprintf(
 		"Release %s: %s, and the pods of %s would not meet it, so they would never be created. Change the pod template "+
 			"(securityContext, volumes, host namespaces) to meet the level%s.\n\n%s",
-		m.releaseID(), enforcing, objectFrom(r.Key, r.Source), orElse, detail)))
+		m.releaseID(), enforcing, object, orElse, detail)))
 }
 
 // addWebhooksNotCalled says, once per release, which objects could not be dry-run because an

@@ -101,6 +101,7 @@ func (m *releaseModel) releaseInputs(ctx context.Context, env *renderEnv, privat
 		Ignore:          m.ignoreRules(ctx),
 		Patches:         m.patches(ctx),
 		TakeOwnership:   m.TakeOwnership.ValueBool(),
+		RunTests:        m.RunTests.ValueBool(),
 		// The plan checks, and the apply applies, the chart's crds/ definitions (create_replace).
 		ReplaceDefinitions: m.replacesCRDs(),
 	}

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -115,6 +116,36 @@ func TestAccRelease_runTestsFailAtomicRollsBack(t *testing.T) {
 				Config:   e.testedRelease("registry.example.test/web:1.0", false, true),
 				PlanOnly: true,
 			},
+		},
+	})
+}
+
+// With run_tests the plan evaluates the test hooks' pods against the Pod Security level they
+// will meet, as it does the release's other pods: a smoke test the level forbids fails the plan
+// on run_tests, where the apply installed the release and then failed its test. Without
+// run_tests the test never runs, and the release applies.
+func TestAccRelease_runTestsRefusedByPodSecurity(t *testing.T) {
+	testAccCluster(t)
+	namespace := fmt.Sprintf("review-psa-tests-%04x", rand.IntN(1<<16))
+	env := strings.Replace(restrictedEnvironment("review/psa-tests", namespace), `"restricted"`, `"baseline"`, 1)
+	// The smoke test's pods share the node's network, which baseline forbids; the release's other
+	// pods meet it.
+	hostNetwork := `jsonencode([{ op = "add", path = "/spec/template/spec/hostNetwork", value = true }])`
+	release := func(runTests bool) string {
+		return strings.Replace(releaseConfig("tst", namespace, chartserver.FixtureChart("patchable"), fmt.Sprintf(
+			"  run_tests = %t\n  patches = [{ target = { kind = \"Job\", name = \".*-smoke\" }, patch = %s }]", runTests, hostNetwork)),
+			fmt.Sprintf("namespace = %q", namespace), "namespace = gitlabk8s_environment.review.namespace", 1)
+	}
+	testAccResourceTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:   env + release(true),
+				PlanOnly: true,
+				ExpectError: wrappedPattern(`(?s)Pods Refused by Pod Security.*with gitlabk8s_release.tst.*run_tests.*sets namespace ` + namespace +
+					` to enforce the "baseline".*the test hook Job.batch/tst-smoke \(from patchable/templates/tests/smoke.yaml\), which run_tests runs after the apply.*set run_tests = false.*would violate PodSecurity "baseline:latest": host namespaces \(hostNetwork=true\)`),
+			},
+			{Config: env + release(false)},
 		},
 	})
 }

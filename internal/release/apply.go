@@ -38,8 +38,6 @@ type Settings struct {
 	Labels      map[string]string
 	// RecoverPending recovers a release left pending by an interrupted run first.
 	RecoverPending bool
-	// RunTests runs the chart's test hooks after a successful apply.
-	RunTests bool
 	// ForceReplace deletes, before an upgrade, each object whose change only immutable fields
 	// refuse, so the upgrade creates it again.
 	ForceReplace bool
@@ -175,7 +173,7 @@ func (r *Request) spec(a *applying, s Settings) (helmrelease.Spec, error) {
 		Chart: frozen.Chart, Values: rendered.Values, Capabilities: caps,
 		Atomic: s.Atomic, Wait: s.Wait, Timeout: s.Timeout, MaxHistory: s.MaxHistory,
 		Description: s.Description, Labels: s.Labels,
-		RecoverPending: s.RecoverPending, RunTests: s.RunTests, TakeOwnership: r.TakeOwnership,
+		RecoverPending: s.RecoverPending, RunTests: r.RunTests, TakeOwnership: r.TakeOwnership,
 		LeaveToOthers: leaveToOthers(r.Ignore),
 		PostRenderer: &helmrelease.PlanCheck{
 			Planned: a.Stream,

@@ -131,6 +131,9 @@ type PodSecurityRefusal struct {
 	// "latest", or its enforce-version label.
 	Version string
 	Planned bool
+	// Test says the object is a test hook, which RunTests runs after the apply: it is not among
+	// the release's manifests.
+	Test bool
 }
 
 // PodSecurityVersionLabel is the namespace label that pins the policy version of the enforced level.
@@ -197,7 +200,8 @@ func (r *Request) Check(ctx context.Context, plan *Plan, recorded *Recorded, lev
 }
 
 // hooksRun are the rendered hooks Helm runs in an apply of op (pre- and post-install on an
-// install, pre- and post-upgrade on an upgrade), as its sorter reads their events.
+// install, pre- and post-upgrade on an upgrade), as its sorter reads their events, and the test
+// hooks with RunTests, which run after it.
 func (r *Request) hooksRun(rendered *Rendering, op helmrelease.Operation) []changedObject {
 	events := []string{"pre-install", "post-install"}
 	if op == helmrelease.OperationUpgrade {
@@ -208,6 +212,11 @@ func (r *Request) hooksRun(rendered *Rendering, op helmrelease.Operation) []chan
 	for i, h := range rr.Hooks {
 		if chart.HookRunsOn(h, events...) {
 			out = append(out, changedObject{key: r.Redactor.Key(h, r.Namespace), source: sourceAt(rr.HookSources, i), object: h})
+		}
+	}
+	if r.RunTests {
+		for i, h := range rr.TestHooks {
+			out = append(out, changedObject{key: r.Redactor.Key(h, r.Namespace), source: sourceAt(rr.TestHookSources, i), object: h, test: true})
 		}
 	}
 	return out
@@ -242,7 +251,7 @@ func (r *Request) podSecurity(objs []changedObject, l PodSecurityLevels) []PodSe
 		}
 		if forbidden, _ := validate.PodSecurity(o.object, l.Enforce, l.Version, target); forbidden != "" {
 			refused = append(refused, PodSecurityRefusal{Key: o.key, Source: o.source, Level: l.Enforce, Version: cmp.Or(l.Version, "latest"),
-				Forbidden: forbidden, Planned: l.Planned})
+				Forbidden: forbidden, Planned: l.Planned, Test: o.test})
 		}
 	}
 	return refused
@@ -341,7 +350,9 @@ type changedObject struct {
 	object      manifest.Object
 	// unchanged marks an object whose manifest did not change, dry-run for its nulls.
 	unchanged bool
-	nulls     []string // manifest.NullFields
+	// test marks a test hook, which run_tests runs after the apply.
+	test  bool
+	nulls []string // manifest.NullFields
 }
 
 // changed returns the rendered objects (hooks and CRDs aside: Helm recreates hooks and never

@@ -372,3 +372,36 @@ func TestRequest_checkEvaluatesTheHooksTheApplyRuns(t *testing.T) {
 		}
 	}
 }
+
+// With RunTests the test hooks run after the apply, and their pods are evaluated against the
+// level they will meet too, marked as tests; without it they never run, and nothing is said.
+func TestRequest_checkEvaluatesTheTestsRunTestsRuns(t *testing.T) {
+	const smokeKey, smokeSource = "Job.batch/tst-smoke", "patchable/templates/tests/smoke.yaml"
+	inputs := func(runTests bool) Inputs {
+		in := webInputs(nil)
+		in.Name, in.Chart, in.RunTests = "tst", chart.Source{Chart: chartserver.FixtureChart("patchable")}, runTests
+		in.PodSecurity = &PlannedLevel{Enforce: "restricted"}
+		return in
+	}
+	for _, runTests := range []bool{true, false} {
+		got := checked(t, inputs(runTests), nil, CheckAll, &answeringChecker{namespace: map[string]string{}})
+		if got.DryRun == nil {
+			t.Fatalf("run_tests %v: no dry run", runTests)
+		}
+		var tests []PodSecurityRefusal
+		for _, r := range got.DryRun.PodSecurity {
+			if r.Test {
+				tests = append(tests, r)
+			} else if r.Key == smokeKey {
+				t.Errorf("run_tests %v: the test hook refused as no test: %+v", runTests, r)
+			}
+		}
+		switch {
+		case !runTests && len(tests) > 0:
+			t.Errorf("without run_tests: refused %+v, want no test evaluated", tests)
+		case runTests && (len(tests) != 1 || tests[0].Key != smokeKey || tests[0].Source != smokeSource || !tests[0].Planned ||
+			!strings.Contains(tests[0].Forbidden, "runAsNonRoot != true")):
+			t.Errorf("with run_tests: refused %+v, want the smoke test's pods refused by the restricted level", tests)
+		}
+	}
+}

@@ -56,6 +56,9 @@ type Inputs struct {
 	// ReplaceDefinitions applies the chart's crds/ definitions before the install or upgrade
 	// (crd_policy create_replace): the plan checks they drop no stored version.
 	ReplaceDefinitions bool
+	// RunTests runs the chart's test hooks after a successful apply: the plan evaluates their
+	// pods too.
+	RunTests bool
 	// PodSecurity is the Pod Security level the plan of the release's environment sets on its
 	// namespace, which the apply sets before it applies the release; nil when that plan leaves
 	// the namespace's level and policy version as they are.
