@@ -20,9 +20,9 @@ import (
 // dry run of the objects that change refuses and the pods of the hooks the apply runs that the
 // Pod Security level forbids (release_resource_dryrun.go). With plan_checks =
 // "all" the cluster is asked through env.checker (clusterEnvironment).
-func (r *releaseResource) checkRendering(ctx context.Context, m, state *releaseModel, env *renderEnv, planned *release.Plan, diags *diag.Diagnostics) {
+func (r *releaseResource) checkRendering(ctx context.Context, m *releaseModel, recorded *release.Recorded, env *renderEnv, planned *release.Plan, diags *diag.Diagnostics) {
 	level := release.CheckLevel(m.PlanChecks.ValueString())
-	checked := env.request.Check(ctx, planned, recordedOf(state), level, env.checker, env.unreachable)
+	checked := env.request.Check(ctx, planned, recorded, level, env.checker, env.unreachable)
 	redactor := redactorFor(m)
 	for _, err := range slices.Concat(checked.SchemaErrors, checked.StoredVersionErrors) {
 		tflog.Warn(ctx, "not checked against the cluster's schemas or definitions", map[string]any{"release": m.releaseID(), "error": redactor.String(err.Error())})

@@ -54,6 +54,20 @@ func addDroppedDiagnostic(m *releaseModel, dropped release.DroppedVersions, diag
 			"%s --subresource=status), or keep the chart's previous version.", m.releaseID(), name, strings.Join(dropped.Versions, ", "), name)))
 }
 
+// definitionsReplacedWarning says, in the plan that turns create_replace on, which definitions
+// of the chart's crds/ the cluster has otherwise than the state recorded under create: the
+// apply replaces them, though manifests, which recorded the chart's, show no change.
+func definitionsReplacedWarning(m *releaseModel, keys []string, diags *diag.Diagnostics) {
+	if len(keys) == 0 {
+		return
+	}
+	diags.Append(m.diagnostics().AttributeWarning(path.Root("crd_policy"), "CustomResourceDefinitions Replaced", fmt.Sprintf(
+		"Release %s: the cluster's definitions of these CustomResourceDefinitions of the chart's crds/ are not the chart's: %s. "+
+			"Under crd_policy = %q they were never changed after the install, while manifests recorded the chart's, so manifests "+
+			"show no change; with crd_policy = %q this apply upgrades the release and applies the chart's before it.",
+		m.releaseID(), strings.Join(keys, ", "), crdPolicyCreate, crdPolicyCreateReplace)))
+}
+
 // definitionsNotAppliedWarning says, under create, which definitions of the chart's crds/ the
 // plan shows changed or added on an upgrade: Helm creates them on install alone, so the apply
 // leaves the cluster's as they are, and the manifests record the chart's.

@@ -486,7 +486,9 @@ func (g *gizmoCharts) conversionCABundleIs(want []byte) resource.TestCheckFunc {
 
 // Under create, Helm's rule, an upgrade leaves the definitions of crds/ as the cluster has them:
 // the plan that shows one changed says so, naming it and the policy that would apply it, the
-// apply leaves the cluster's definition as it was, and the plan after it is empty.
+// apply leaves the cluster's definition as it was, and the plan after it is empty. The plan
+// that turns create_replace on then compares the chart's definitions with the cluster's, which
+// the refresh under create did not read, and its apply replaces them.
 func TestAccRelease_crdPolicyCreateSaysTheUpgradeLeavesDefinitions(t *testing.T) {
 	e := testAccRelease(t)
 	g := writeGizmoCharts(t)
@@ -513,5 +515,25 @@ func TestAccRelease_crdPolicyCreateSaysTheUpgradeLeavesDefinitions(t *testing.T)
 	}
 	if plan := cli.mustRun("plan"); !strings.Contains(plan, "No changes.") || strings.Contains(plan, "Not Upgraded") {
 		t.Errorf("the plan after the upgrade:\n%s\nwant no changes and no warning", plan)
+	}
+
+	// Turning create_replace on upgrades the release, though manifests hold the chart's
+	// definition already, and applies it: the cluster's is not the chart's.
+	cli.writeConfig(g.releasesOf(bumped, namespace, `  crd_policy = "create_replace"`, ""))
+	out = strings.Join(strings.Fields(cli.mustRun("apply", "-auto-approve")), " ")
+	for _, want := range []string{
+		"Warning: CustomResourceDefinitions Replaced",
+		"are not the chart's: CustomResourceDefinition.apiextensions.k8s.io/gizmos." + g.group + ".",
+		"1 changed",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the apply turning create_replace on does not say %q:\n%s", want, out)
+		}
+	}
+	if err := g.liveGizmoVersions("v1", "v2")(nil); err != nil {
+		t.Error(err)
+	}
+	if plan := cli.mustRun("plan"); !strings.Contains(plan, "No changes.") || strings.Contains(plan, "Replaced") {
+		t.Errorf("the plan after turning create_replace on:\n%s\nwant no changes and no warning", plan)
 	}
 }

@@ -353,6 +353,18 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if env == nil {
 		return
 	}
+	// Turning create_replace on: the refresh kept the definitions of crds/ as recorded, under
+	// the state's create, and the apply replaces those the cluster has otherwise.
+	var replaced []string
+	if state != nil && plan.replacesCRDs() && !state.replacesCRDs() && env.client != nil {
+		live, err := env.request.WithLiveDefinitions(ctx, recorded)
+		if err != nil {
+			tflog.Warn(ctx, "the definitions of crds/ not read from the cluster", map[string]any{"release": plan.releaseID(), "error": redactorFor(&plan).String(err.Error())})
+		} else {
+			replaced = changedKeys(recorded.Manifests, live.Manifests)
+			recorded = live
+		}
+	}
 	var onlyIgnoredDiffer func(map[string]string) bool
 	if state != nil {
 		onlyIgnoredDiffer = func(rendered map[string]string) bool {
@@ -374,7 +386,7 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
-	if r.checkRendering(ctx, &plan, state, env, planned, &resp.Diagnostics); resp.Diagnostics.HasError() {
+	if r.checkRendering(ctx, &plan, recorded, env, planned, &resp.Diagnostics); resp.Diagnostics.HasError() {
 		return
 	}
 	tflog.Debug(ctx, "rendered release", map[string]any{"release": plan.releaseID(), "objects": len(first.Manifests), "capabilities": env.origin, "kube_version": env.kubeVersion})
@@ -387,7 +399,8 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	if planned.Next.Adopt {
 		resp.Diagnostics.Append(takeOverWarning(&plan, planned))
 	}
-	if needsUpgrade(&plan, state) {
+	definitionsReplacedWarning(&plan, replaced, &resp.Diagnostics)
+	if needsUpgrade(&plan, state) || len(replaced) > 0 {
 		plan.Revision, plan.Status = types.Int64Unknown(), types.StringValue(string(rcommon.StatusDeployed))
 	} else {
 		plan.Revision, plan.Status = state.Revision, state.Status
@@ -410,6 +423,23 @@ func (r *releaseResource) onlyIgnoredDiffer(ctx context.Context, env *renderEnv,
 	}
 	refreshed, err := env.request.LiveManifests(ctx, rel, recordedOf(state))
 	return err == nil && maps.Equal(rendered, refreshed)
+}
+
+// changedKeys returns the keys, sorted, whose texts differ between a and b, or that one holds alone.
+func changedKeys(a, b map[string]string) []string {
+	var keys []string
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			keys = append(keys, k)
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // needsUpgrade reports whether applying plan over state takes a Helm install or upgrade

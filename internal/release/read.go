@@ -105,6 +105,40 @@ func (r *Request) LiveManifests(ctx context.Context, last *helmv1.Release, recor
 	return r.liveManifests(ctx, last, recorded, r.RedactionRecord, nil, false)
 }
 
+// WithLiveDefinitions returns recorded with the manifests of the definitions of crds/ that the
+// last revision holds as the cluster has them, left out where it has none: what a refresh under
+// ReplaceDefinitions reads. It is for the plan that turns ReplaceDefinitions on, whose refresh,
+// made under the state's policy, kept them as recorded, where the apply under the new policy
+// applies them: the plan compares the chart's with the cluster's, as the plans after it do.
+func (r *Request) WithLiveDefinitions(ctx context.Context, recorded *Recorded) (*Recorded, error) {
+	if recorded == nil || !r.ReplaceDefinitions {
+		return recorded, nil
+	}
+	last, err := r.History.Last(r.Namespace, r.Name)
+	if err != nil {
+		return nil, err
+	}
+	crds, err := recordedCRDs(last)
+	if err != nil || len(crds) == 0 {
+		return recorded, err
+	}
+	live, err := r.LiveManifests(ctx, last, recorded)
+	if err != nil {
+		return nil, err
+	}
+	out := *recorded
+	out.Manifests = maps.Clone(recorded.Manifests)
+	for _, crd := range crds {
+		key := r.Redactor.Key(crd, r.Namespace)
+		if text, ok := live[key]; ok {
+			out.Manifests[key] = text
+		} else {
+			delete(out.Manifests, key)
+		}
+	}
+	return &out, nil
+}
+
 // liveManifests returns the manifests of the release's live objects: for each object of the
 // last revision, the live values of the fields the chart sets, as the request's ignore rules
 // project them; an object that no longer exists is left out, so the plan shows it being added
