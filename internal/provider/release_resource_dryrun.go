@@ -59,8 +59,28 @@ func addDryRunDiagnostics(ctx context.Context, m *releaseModel, checked *release
 		}
 		addPodsRefused(m, r, fmt.Sprintf("would violate PodSecurity %q: %s", r.Level+":"+r.Version, r.Forbidden), diags)
 	}
+	addRunningPodsWarning(m, checked.Running, diags)
 	addWebhooksNotCalled(m, sideEffects, diags)
 	addNotServedWarning(m, checked.NotServed, diags)
+}
+
+// addRunningPodsWarning says which objects the apply leaves as they are have pods the Pod
+// Security level the plan of the environment sets forbids: their pods running keep running, but
+// the API server refuses every new one. The apply does not fail on them, so it is a warning.
+func addRunningPodsWarning(m *releaseModel, refused []release.PodSecurityRefusal, diags *diag.Diagnostics) {
+	if len(refused) == 0 {
+		return
+	}
+	lines := make([]string, len(refused))
+	for i, r := range refused {
+		lines[i] = fmt.Sprintf("  %s: would violate PodSecurity %q: %s", objectFrom(r.Key, r.Source), r.Level+":"+r.Version, r.Forbidden)
+	}
+	diags.Append(m.diagnostics().Warning("Running Pods Refused by the Planned Pod Security Level", fmt.Sprintf(
+		"Release %s: the plan of its environment sets namespace %s to enforce the %q Pod Security level, and the pods of these objects, "+
+			"which this plan leaves as they are, would not meet it. The pods running now keep running, but the API server refuses every "+
+			"new one: a restart, a rollout or a scale-up fails. Change their pod templates (securityContext, volumes, host namespaces) to "+
+			"meet the level, or give the environment's label %s a level that admits them.\n\n%s",
+		m.releaseID(), m.Namespace.ValueString(), refused[0].Level, release.PodSecurityEnforceLabel, strings.Join(lines, "\n"))))
 }
 
 // dryRunWarned reports whether the dry run's answer for key warned that its pods violate level:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -496,4 +497,36 @@ resource "gitlabk8s_environment" "review" {
   labels    = { %q = "restricted" }
 }
 `, name, namespace, release.PodSecurityEnforceLabel)
+}
+
+// A plan whose environment makes the namespace's level stricter names the release's objects it
+// leaves as they are whose pods the level forbids: their pods keep running, and the API server
+// refuses new ones, so it warns, whether the plan changes other objects of the release or none.
+func TestAccRelease_podSecurityLevelWarnsOfRunningPods(t *testing.T) {
+	testAccCluster(t)
+	namespace := fmt.Sprintf("review-psa-running-%04x", rand.IntN(1<<16))
+	config := func(level, body string) string {
+		env := strings.Replace(restrictedEnvironment("review/psa-running", namespace), `"restricted"`, strconv.Quote(level), 1)
+		release := strings.Replace(checksApplied(namespace, ``), fmt.Sprintf("namespace = %q", namespace), "namespace = gitlabk8s_environment.review.namespace", 1)
+		return env + strings.Replace(release, "  wait ", body+"  wait ", 1)
+	}
+	annotated := "  patches = [{ target = { kind = \"Service\" }, patch = jsonencode({ metadata = { annotations = { revised = \"yes\" } } }) }]\n"
+	cli := newTerraformCLI(t, suiteCLI(t))
+	cli.writeConfig(config("baseline", ""))
+	cli.mustRun("apply", "-auto-approve")
+	const warning = "Warning: Running Pods Refused by the Planned Pod Security Level"
+	running := `Deployment.apps/checks (from checks/templates/deployment.yaml): would violate PodSecurity "restricted:latest": allowPrivilegeEscalation != false`
+	for _, body := range []string{"", annotated} {
+		cli.writeConfig(config("restricted", body))
+		out := strings.Join(strings.Fields(cli.mustRun("plan")), " ")
+		for _, want := range []string{warning, "sets namespace " + namespace + ` to enforce the "restricted" Pod Security level`, running} {
+			if !strings.Contains(out, want) {
+				t.Errorf("the plan with %q does not say %q:\n%s", body, want, out)
+			}
+		}
+	}
+	cli.writeConfig(config("baseline", annotated))
+	if out := cli.mustRun("plan"); strings.Contains(out, "Running Pods Refused") {
+		t.Errorf("a plan that keeps the level warns:\n%s", out)
+	}
 }

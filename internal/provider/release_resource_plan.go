@@ -381,6 +381,7 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	plan.AppVersion = types.StringValue(first.Loaded.AppVersion)
 	plan.ChartDigest = types.StringValue(first.Loaded.Digest)
 	if planned.Unchanged {
+		addRunningPodsWarning(&plan, env.request.RunningPodSecurity(ctx, first, recorded, env.checker), &resp.Diagnostics)
 		plan.Manifests, plan.Revision, plan.Status = state.Manifests, state.Revision, state.Status
 		plan.setFromManifests()
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)

@@ -75,6 +75,9 @@ type DryRunChecked struct {
 	PodSecurityLevels
 	// Outcomes are the answers, by object.
 	Outcomes []DryRunOutcome
+	// Running are the objects the apply leaves as they are whose pods the level the plan of the
+	// environment sets forbids: the pods running keep running, the API server refuses new ones.
+	Running []PodSecurityRefusal
 	// PodSecurity are the changed objects whose pods the level the plan of the environment sets
 	// (Inputs.PodSecurity) forbids. The dry run cannot tell: the API server evaluates the level
 	// the namespace enforces when it answers, and nothing in a namespace the apply creates.
@@ -196,7 +199,43 @@ func (r *Request) Check(ctx context.Context, plan *Plan, recorded *Recorded, lev
 	}
 	defined := validate.DefinedKinds(slices.Concat(objs, opts.Definitions))
 	out.DryRun = r.dryRun(ctx, changed, hooks, defined, c, namespace, unreachable)
+	if d := out.DryRun; d != nil && !d.NamespaceMissing && !d.NamespaceTerminating {
+		d.Running = r.runningPodSecurity(rendered, previous, d.PodSecurityLevels)
+	}
 	return out
+}
+
+// RunningPodSecurity evaluates, for a plan that leaves the release as it is (Plan.Unchanged),
+// the pods of its objects against the Pod Security level the plan of its environment sets where
+// the namespace does not enforce it yet: the apply changes the namespace's label alone, the pods
+// running keep running, and the API server refuses every new one (a restart, a rollout, a
+// scale-up). It asks c for the namespace only when that plan sets a level.
+func (r *Request) RunningPodSecurity(ctx context.Context, rendered *Rendering, recorded *Recorded, c Checker) []PodSecurityRefusal {
+	if r.PodSecurity == nil || c == nil {
+		return nil
+	}
+	ns, err := c.Namespace(ctx, r.Namespace)
+	if err != nil || !ns.Exists || ns.Terminating {
+		return nil
+	}
+	return r.runningPodSecurity(rendered, recorded.manifests(), r.podSecurityLevels(ns, nil))
+}
+
+// runningPodSecurity evaluates against l, when it is the level the environment's plan sets, the
+// pods of the objects of rendered whose manifests previous holds as they are.
+func (r *Request) runningPodSecurity(rendered *Rendering, previous map[string]string, l PodSecurityLevels) []PodSecurityRefusal {
+	if !l.Planned {
+		return nil
+	}
+	rr := rendered.Rendered
+	var objs []changedObject
+	for i, obj := range rr.Objects {
+		key := r.Redactor.Key(obj, r.Namespace)
+		if text, ok := previous[key]; ok && text == rendered.Manifests[key] {
+			objs = append(objs, changedObject{key: key, source: sourceAt(rr.ObjectSources, i), object: obj})
+		}
+	}
+	return r.podSecurity(objs, l)
 }
 
 // hooksRun are the rendered hooks Helm runs in an apply of op (pre- and post-install on an

@@ -405,3 +405,64 @@ func TestRequest_checkEvaluatesTheTestsRunTestsRuns(t *testing.T) {
 		}
 	}
 }
+
+// The objects a plan leaves as they are keep their pods under the level the environment's plan
+// sets, and the API server refuses their new ones: they are named, whether the plan changes
+// other objects (Checked) or none (RunningPodSecurity). Under the namespace's own level, in a
+// namespace the apply creates, or with no level planned, nothing is.
+func TestRequest_runningPodsUnderAPlannedLevel(t *testing.T) {
+	first := planned(t, Prepare(context.Background(), nil, webInputs(nil), nil), nil).Rendering
+	recorded := deployedAs(first.Manifests, 1)
+	restricted := &PlannedLevel{Enforce: "restricted"}
+	const deploymentKey = "Deployment.apps/web"
+	isDeployment := func(refused []PodSecurityRefusal) bool {
+		return len(refused) == 1 && refused[0].Key == deploymentKey && refused[0].Level == "restricted" && refused[0].Planned &&
+			refused[0].Source == "web/templates/deployment.yaml" && strings.Contains(refused[0].Forbidden, "runAsNonRoot != true")
+	}
+	for _, tt := range []struct {
+		name      string
+		planned   *PlannedLevel
+		namespace map[string]string // nil: the namespace does not exist
+		set       map[string]string
+		running   bool
+	}{
+		{"the Deployment left as it is", restricted, map[string]string{}, map[string]string{"config.greeting": "hi"}, true},
+		{"the Deployment changed", restricted, map[string]string{}, map[string]string{"image.tag": "2"}, false},
+		{"the namespace's own level", restricted, map[string]string{PodSecurityEnforceLabel: "restricted"}, map[string]string{"config.greeting": "hi"}, false},
+		{"a namespace the apply creates", restricted, nil, map[string]string{"config.greeting": "hi"}, false},
+		{"none planned", nil, map[string]string{}, map[string]string{"config.greeting": "hi"}, false},
+	} {
+		in := webInputs(tt.set)
+		in.PodSecurity = tt.planned
+		got := checked(t, in, recorded, CheckAll, &answeringChecker{namespace: tt.namespace})
+		if got.DryRun == nil {
+			t.Fatalf("%s: no dry run", tt.name)
+		}
+		if running := got.DryRun.Running; tt.running != isDeployment(running) || (!tt.running && len(running) > 0) {
+			t.Errorf("%s: running %+v, want the Deployment named: %v", tt.name, running, tt.running)
+		}
+	}
+
+	for _, tt := range []struct {
+		name      string
+		planned   *PlannedLevel
+		namespace map[string]string
+		running   bool
+	}{
+		{"a plan that changes nothing", restricted, map[string]string{}, true},
+		{"under the namespace's own level", restricted, map[string]string{PodSecurityEnforceLabel: "restricted"}, false},
+		{"none planned", nil, map[string]string{}, false},
+	} {
+		in := webInputs(nil)
+		in.PodSecurity = tt.planned
+		req := Prepare(context.Background(), nil, in, nil)
+		p := planned(t, req, recorded)
+		if !p.Unchanged {
+			t.Fatalf("%s: the plan is not unchanged", tt.name)
+		}
+		running := req.RunningPodSecurity(context.Background(), p.Rendering, recorded, &answeringChecker{namespace: tt.namespace})
+		if tt.running != isDeployment(running) || (!tt.running && len(running) > 0) {
+			t.Errorf("%s: running %+v, want the Deployment named: %v", tt.name, running, tt.running)
+		}
+	}
+}
