@@ -57,7 +57,7 @@ func addDryRunDiagnostics(ctx context.Context, m *releaseModel, checked *release
 		if dryRunWarned(checked, r.Key, r.Level) {
 			continue // reported from the dry run's warning, which the namespace's warn label asked for
 		}
-		addPodsRefused(m, r, fmt.Sprintf("would violate PodSecurity %q: %s", r.Level+":"+r.Version, r.Forbidden), diags)
+		addPodsRefused(m, r, r.Violation(), diags)
 	}
 	addRunningPodsWarning(m, checked.Running, diags)
 	addWebhooksNotCalled(m, sideEffects, diags)
@@ -73,7 +73,7 @@ func addRunningPodsWarning(m *releaseModel, refused []release.PodSecurityRefusal
 	}
 	lines := make([]string, len(refused))
 	for i, r := range refused {
-		lines[i] = fmt.Sprintf("  %s: would violate PodSecurity %q: %s", objectFrom(r.Key, r.Source), r.Level+":"+r.Version, r.Forbidden)
+		lines[i] = "  " + objectFrom(r.Key, r.Source) + ": " + r.Violation()
 	}
 	diags.Append(m.diagnostics().Warning("Running Pods Refused by the Planned Pod Security Level", fmt.Sprintf(
 		"Release %s: the plan of its environment sets namespace %s to enforce the %q Pod Security level, and the pods of these objects, "+

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 
@@ -137,6 +138,12 @@ type PodSecurityRefusal struct {
 	// Test says the object is a test hook, which RunTests runs after the apply: it is not among
 	// the release's manifests.
 	Test bool
+}
+
+// Violation is what the level forbids, worded as Pod Security admission words a warning:
+// `would violate PodSecurity "<level>:<version>": <what>`.
+func (r PodSecurityRefusal) Violation() string {
+	return fmt.Sprintf("would violate PodSecurity %q: %s", r.Level+":"+r.Version, r.Forbidden)
 }
 
 // PodSecurityVersionLabel is the namespace label that pins the policy version of the enforced level.
