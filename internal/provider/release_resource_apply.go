@@ -47,10 +47,10 @@ func (r *releaseResource) Update(ctx context.Context, req resource.UpdateRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if !needsUpgrade(&plan, &state) && !plan.Revision.IsUnknown() {
-		// Only settings changed; what runs in the cluster stays as it is. (A plan that turns
-		// crd_policy create_replace on upgrades, its revision unknown, when the cluster's
-		// definitions of crds/ are not the chart's, whose manifests the state already holds.)
+	if !plan.Revision.IsUnknown() {
+		// The plan decided (ModifyPlan leaves the revision unknown exactly when the apply
+		// installs or upgrades): only settings changed, and what runs in the cluster stays as
+		// it is.
 		plan.Revision, plan.Status = state.Revision, state.Status
 		plan.setFromManifests()
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)

@@ -536,4 +536,22 @@ func TestAccRelease_crdPolicyCreateSaysTheUpgradeLeavesDefinitions(t *testing.T)
 	if plan := cli.mustRun("plan"); !strings.Contains(plan, "No changes.") || strings.Contains(plan, "Replaced") {
 		t.Errorf("the plan after turning create_replace on:\n%s\nwant no changes and no warning", plan)
 	}
+
+	// Back under create, a chart dropping v1, which the cluster stores: the upgrade leaves the
+	// cluster's definition, and the state records the chart's. Turning create_replace on again
+	// checks the chart's against the cluster's, not against the state's, and refuses the plan.
+	dropped := g.writeChart(t, "operator", map[string]string{"crds/gizmos.yaml": gizmoDefinition("v2")})
+	cli.writeConfig(g.releasesOf(dropped, namespace, "", ""))
+	if out := cli.mustRun("apply", "-auto-approve"); !strings.Contains(out, "Not Upgraded") {
+		t.Errorf("the upgrade under create does not warn that the definition is not upgraded:\n%s", out)
+	}
+	if err := g.liveGizmoVersions("v1", "v2")(nil); err != nil {
+		t.Error(err)
+	}
+	cli.writeConfig(g.releasesOf(dropped, namespace, `  crd_policy = "create_replace"`, ""))
+	out, err := cli.run("plan")
+	out = strings.Join(strings.Fields(out), " ")
+	if want := "gizmos." + g.group + " no longer lists v1"; err == nil || !strings.Contains(out, "Stored Version Dropped") || !strings.Contains(out, want) {
+		t.Errorf("the plan turning create_replace on over a cluster storing v1 (%v):\n%s\nwant it refused, saying %q", err, out, want)
+	}
 }

@@ -357,12 +357,11 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 	// the state's create, and the apply replaces those the cluster has otherwise.
 	var replaced []string
 	if state != nil && plan.replacesCRDs() && !state.replacesCRDs() && env.client != nil {
-		live, err := env.request.WithLiveDefinitions(ctx, recorded)
+		live, changed, err := env.request.WithLiveDefinitions(ctx, recorded)
 		if err != nil {
 			tflog.Warn(ctx, "the definitions of crds/ not read from the cluster", map[string]any{"release": plan.releaseID(), "error": redactorFor(&plan).String(err.Error())})
 		} else {
-			replaced = changedKeys(recorded.Manifests, live.Manifests)
-			recorded = live
+			recorded, replaced = live, changed
 		}
 	}
 	var onlyIgnoredDiffer func(map[string]string) bool
@@ -424,23 +423,6 @@ func (r *releaseResource) onlyIgnoredDiffer(ctx context.Context, env *renderEnv,
 	}
 	refreshed, err := env.request.LiveManifests(ctx, rel, recordedOf(state))
 	return err == nil && maps.Equal(rendered, refreshed)
-}
-
-// changedKeys returns the keys, sorted, whose texts differ between a and b, or that one holds alone.
-func changedKeys(a, b map[string]string) []string {
-	var keys []string
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			keys = append(keys, k)
-		}
-	}
-	for k := range b {
-		if _, ok := a[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // needsUpgrade reports whether applying plan over state takes a Helm install or upgrade

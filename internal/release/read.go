@@ -92,7 +92,7 @@ func (r *Request) Read(ctx context.Context, recorded *Recorded) (*Refreshed, err
 		}
 		out.RecordChanged = true
 	}
-	out.Manifests, err = r.liveManifests(ctx, last, recorded, *rec, imported, true)
+	out.Manifests, err = r.liveManifests(ctx, last, recorded, liveRead{rec: *rec, imported: imported, keep: true})
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +102,7 @@ func (r *Request) Read(ctx context.Context, recorded *Recorded) (*Refreshed, err
 // LiveManifests returns the manifests of the live objects of last, the release's newest
 // revision, as Read does, without changing the request's redactor.
 func (r *Request) LiveManifests(ctx context.Context, last *helmv1.Release, recorded *Recorded) (map[string]string, error) {
-	return r.liveManifests(ctx, last, recorded, r.RedactionRecord, nil, false)
+	return r.liveManifests(ctx, last, recorded, liveRead{rec: r.RedactionRecord})
 }
 
 // WithLiveDefinitions returns recorded with the manifests of the definitions of crds/ that the
@@ -110,33 +110,55 @@ func (r *Request) LiveManifests(ctx context.Context, last *helmv1.Release, recor
 // ReplaceDefinitions reads. It is for the plan that turns ReplaceDefinitions on, whose refresh,
 // made under the state's policy, kept them as recorded, where the apply under the new policy
 // applies them: the plan compares the chart's with the cluster's, as the plans after it do.
-func (r *Request) WithLiveDefinitions(ctx context.Context, recorded *Recorded) (*Recorded, error) {
+// Only the definitions are read (the refresh read the other objects moments before). replaced
+// are the keys, sorted, of the definitions the cluster has otherwise than recorded, or not at
+// all: those the apply replaces.
+func (r *Request) WithLiveDefinitions(ctx context.Context, recorded *Recorded) (out *Recorded, replaced []string, err error) {
 	if recorded == nil || !r.ReplaceDefinitions {
-		return recorded, nil
+		return recorded, nil, nil
 	}
 	last, err := r.History.Last(r.Namespace, r.Name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	crds, err := recordedCRDs(last)
 	if err != nil || len(crds) == 0 {
-		return recorded, err
+		return recorded, nil, err
 	}
-	live, err := r.LiveManifests(ctx, last, recorded)
+	live, err := r.liveManifests(ctx, last, recorded, liveRead{rec: r.RedactionRecord, definitionsOnly: true})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := *recorded
+	out = &Recorded{}
+	*out = *recorded
 	out.Manifests = maps.Clone(recorded.Manifests)
 	for _, crd := range crds {
 		key := r.Redactor.Key(crd, r.Namespace)
-		if text, ok := live[key]; ok {
+		text, ok := live[key]
+		if recorded.Manifests[key] != text {
+			replaced = append(replaced, key)
+		}
+		if ok {
 			out.Manifests[key] = text
 		} else {
 			delete(out.Manifests, key)
 		}
 	}
-	return &out, nil
+	slices.Sort(replaced)
+	return out, slices.Compact(replaced), nil
+}
+
+// liveRead is how liveManifests reads a release's live objects.
+type liveRead struct {
+	// rec is the release's redaction record.
+	rec manifest.RedactionRecord
+	// imported, when not nil, redacts the objects instead of what the record knows.
+	imported *manifest.Redactor
+	// keep makes the redactor used the request's.
+	keep bool
+	// definitionsOnly reads the definitions of crds/ under ReplaceDefinitions alone; the other
+	// objects of the revision are left out of the manifests, as if gone.
+	definitionsOnly bool
 }
 
 // liveManifests returns the manifests of the release's live objects: for each object of the
@@ -145,9 +167,9 @@ func (r *Request) WithLiveDefinitions(ctx context.Context, recorded *Recorded) (
 // again. Hooks and CRDs, which Helm does not keep up to date, keep the manifests recorded
 // (Helm's own when nothing is recorded, as after an import), but the definitions of crds/
 // under create_replace (ReplaceDefinitions), which every upgrade applies: they are read like
-// the objects, so that one changed or deleted in the cluster shows. imported, when not nil, redacts
-// them instead of what the record knows. keep makes the redactor used the request's.
-func (r *Request) liveManifests(ctx context.Context, last *helmv1.Release, recorded *Recorded, rec manifest.RedactionRecord, imported *manifest.Redactor, keep bool) (map[string]string, error) {
+// the objects, so that one changed or deleted in the cluster shows. how says how they are read
+// and redacted.
+func (r *Request) liveManifests(ctx context.Context, last *helmv1.Release, recorded *Recorded, how liveRead) (map[string]string, error) {
 	failed := func(step ReadStep, err error) error {
 		return &ReadError{Step: step, Revision: last.Version, Err: err}
 	}
@@ -158,6 +180,11 @@ func (r *Request) liveManifests(ctx context.Context, last *helmv1.Release, recor
 	if err != nil {
 		return nil, failed(ReadRecorded, err)
 	}
+	// The objects read are desired's from the index from on: all of them, or the definitions alone.
+	from := 0
+	if how.definitionsOnly {
+		from = len(desired)
+	}
 	if r.ReplaceDefinitions {
 		crds, err := recordedCRDs(last)
 		if err != nil {
@@ -165,10 +192,11 @@ func (r *Request) liveManifests(ctx context.Context, last *helmv1.Release, recor
 		}
 		desired = append(desired, crds...)
 	}
-	live, err := r.liveObjects(ctx, desired)
+	read, err := r.liveObjects(ctx, desired[from:])
 	if err != nil {
 		return nil, failed(ReadLive, err)
 	}
+	live := append(make([]manifest.Object, from, len(desired)), read...)
 	rules := drift.NewRules(r.Ignore, desired)
 	projected := make([]manifest.Object, 0, len(desired))
 	for i, obj := range desired {
@@ -182,9 +210,9 @@ func (r *Request) liveManifests(ctx context.Context, last *helmv1.Release, recor
 	if err != nil {
 		return nil, failed(ReadManifests, err)
 	}
-	redactor := imported
+	redactor := how.imported
 	if redactor == nil {
-		redactor = r.liveRedactor(desired, recorded, rec)
+		redactor = r.liveRedactor(desired, recorded, how.rec)
 	}
 	// The plan hides the values of the chart's hook Secrets wherever they occur, as it hides
 	// those of its other Secrets (a webhook's caBundle that is also a hook Secret's ca.crt):
@@ -194,7 +222,7 @@ func (r *Request) liveManifests(ctx context.Context, last *helmv1.Release, recor
 		return nil, failed(ReadManifests, err)
 	}
 	redactor = redactor.WithSecretsOf(slices.Concat(hooks.Hooks, hooks.TestHooks))
-	if keep {
+	if how.keep {
 		r.setRedactor(redactor)
 	}
 	manifests, err := chart.RedactedManifests(&chart.Rendered{Objects: projected}, r.Namespace, redactor, isNamespaced)
@@ -205,8 +233,9 @@ func (r *Request) liveManifests(ctx context.Context, last *helmv1.Release, recor
 	if len(extras) == 0 {
 		// Imported: no earlier plan recorded the release's hooks and CRDs, so take them as Helm
 		// recorded them; otherwise the first plan would add them and upgrade for nothing.
+		imported := how.imported
 		if imported == nil {
-			imported = manifest.NewRedactor(r.sensitiveValues(), rec.Key, nil)
+			imported = manifest.NewRedactor(r.sensitiveValues(), how.rec.Key, nil)
 		}
 		if extras, err = recordedHooksAndCRDs(last, &hooks, r.Namespace, imported, isNamespaced); err != nil {
 			return nil, failed(ReadManifests, err)

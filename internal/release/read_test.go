@@ -3,9 +3,12 @@ package release
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
+	"helm.sh/helm/v4/pkg/chart/common"
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
 	rcommon "helm.sh/helm/v4/pkg/release/common"
 	helmv1 "helm.sh/helm/v4/pkg/release/v1"
@@ -199,5 +202,81 @@ func TestRequest_readImportedEveryString(t *testing.T) {
 	}
 	if !got.RedactionRecord.Conservative || len(got.RedactionRecord.Digests) == 0 {
 		t.Errorf("record = %+v, want conservative with the recorded objects' digests", got.RedactionRecord)
+	}
+}
+
+// definition is a CustomResourceDefinition of group example.com for plural, its version v1
+// served or not.
+func definition(plural string, served bool) manifest.Object {
+	return manifest.Object{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": plural + ".example.com"},
+		"spec":     map[string]any{"group": "example.com", "versions": []any{map[string]any{"name": "v1", "served": served, "storage": true}}},
+	}
+}
+
+// The plan that turns ReplaceDefinitions on reads the definitions of crds/ alone from the
+// cluster (the refresh read the other objects), shows them as the cluster has them, and names
+// those the apply replaces: one the cluster has otherwise, one it has not, one the state did
+// not record; not one the cluster has as recorded.
+func TestRequest_withLiveDefinitionsReadsTheDefinitionsAlone(t *testing.T) {
+	ctx := context.Background()
+	rel := deployedRelease(nil)
+	var defs []string
+	for _, plural := range []string{"widgets", "gadgets", "gizmos", "sprockets"} {
+		text, err := manifest.Render(definition(plural, true))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defs = append(defs, text)
+	}
+	rel.Chart.Files = []*common.File{{Name: "crds/defs.yaml", Data: []byte(strings.Join(defs, "---\n"))}}
+	live := map[string]manifest.Object{
+		"app":                   configMap("app", map[string]any{"mode": "changed by hand"}),
+		"widgets.example.com":   definition("widgets", true),
+		"gadgets.example.com":   definition("gadgets", false),
+		"sprockets.example.com": definition("sprockets", true),
+	}
+	key := func(plural string) string {
+		return "CustomResourceDefinition.apiextensions.k8s.io/" + plural + ".example.com"
+	}
+	recorded := recordedRelease(t)
+	for i, plural := range []string{"widgets", "gadgets", "gizmos"} {
+		recorded.Manifests[key(plural)] = defs[i]
+	}
+	before := maps.Clone(recorded.Manifests)
+	in := readInputs()
+	in.ReplaceDefinitions = true
+	var reads [][]string
+	req := Prepare(ctx, liveCluster{history: []*helmv1.Release{rel}, live: live, reads: &reads}, in, nil)
+	got, replaced, err := req.WithLiveDefinitions(ctx, recorded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{{"CustomResourceDefinition widgets.example.com", "CustomResourceDefinition gadgets.example.com", "CustomResourceDefinition gizmos.example.com", "CustomResourceDefinition sprockets.example.com"}}
+	if !slices.EqualFunc(reads, want, slices.Equal) {
+		t.Errorf("objects read: %v, want %v (the definitions alone, once)", reads, want)
+	}
+	if want := []string{key("gadgets"), key("gizmos"), key("sprockets")}; !slices.Equal(replaced, want) {
+		t.Errorf("replaced = %v, want %v", replaced, want)
+	}
+	if !strings.Contains(got.Manifests[key("gadgets")], "served: false") || got.Manifests[key("widgets")] != defs[0] || got.Manifests[key("sprockets")] == "" {
+		t.Errorf("the definitions are not shown as the cluster has them:\n%v", got.Manifests)
+	}
+	if _, ok := got.Manifests[key("gizmos")]; ok {
+		t.Errorf("a definition the cluster has not is shown:\n%s", got.Manifests[key("gizmos")])
+	}
+	if got.Manifests["ConfigMap/app"] != recorded.Manifests["ConfigMap/app"] {
+		t.Errorf("an object other than a definition changed: %q, recorded %q", got.Manifests["ConfigMap/app"], recorded.Manifests["ConfigMap/app"])
+	}
+	if !maps.Equal(recorded.Manifests, before) {
+		t.Errorf("the recorded manifests were changed in place")
+	}
+
+	// Under create (Helm's rule) nothing is read and recorded is returned as it is.
+	in.ReplaceDefinitions, reads = false, nil
+	req = Prepare(ctx, liveCluster{history: []*helmv1.Release{rel}, live: live, reads: &reads}, in, nil)
+	if got, replaced, err := req.WithLiveDefinitions(ctx, recorded); err != nil || got != recorded || replaced != nil || reads != nil {
+		t.Errorf("under create: %v, replaced %v, %v, read %v; want recorded, nothing replaced or read", got, replaced, err, reads)
 	}
 }

@@ -249,5 +249,5 @@ func (r *Request) deployedManifests(ctx context.Context) (map[string]string, err
 	}
 	rec := manifest.RedactionRecord{Key: r.RedactionRecord.Key}
 	redactor, _ := r.importRedactor(ctx, last, &rec)
-	return r.liveManifests(ctx, last, nil, rec, redactor, false)
+	return r.liveManifests(ctx, last, nil, liveRead{rec: rec, imported: redactor})
 }
