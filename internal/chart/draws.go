@@ -101,6 +101,9 @@ type pass struct {
 	// unseeded says that a template called a function no seed determines (keys, certificates,
 	// bcrypt, the clock).
 	unseeded bool
+	// given are the draws no seed determines of the last round, traced, and what each was
+	// given (draw.Rendering.Given); empty when drawn for real.
+	given map[string][]string
 	// overlay are the objects laid over what lookup finds in the last round.
 	overlay []manifest.Object
 }
@@ -119,7 +122,7 @@ func (d *drawing) toFixedPoint(ctx context.Context, l *Loaded, values map[string
 		if err != nil {
 			return nil, err
 		}
-		p := &pass{chart: ch, files: files, unseeded: r.Unseeded(), overlay: overlay}
+		p := &pass{chart: ch, files: files, unseeded: r.Unseeded(), given: r.Given(), overlay: overlay}
 		if !look.asked() || round == maxLookupRounds {
 			return p, nil
 		}

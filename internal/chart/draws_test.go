@@ -442,3 +442,93 @@ data:
 		t.Error("named otherwise in its place: the certificate drawn anew")
 	}
 }
+
+// A key, certificate or bcrypt hash is drawn anew with the draws it is made from or with, and
+// no others: a rotated password's hash leaves the CA beside it in its Secret and the one of
+// another template as they were, while a hash of its template's output, which holds no
+// placeholder, follows it; a host changed in a certificate draws the CA that signs it anew with
+// it, so that it verifies against the CA beside it. With nothing changed, nothing is drawn anew.
+func TestRenderStable_drawsAnewOnlyWhatChangesTogether(t *testing.T) {
+	l := inMemoryChart("groups", map[string]string{
+		"templates/auth.yaml": `{{- $token := genCA "token-ca" 365 }}
+apiVersion: v1
+kind: Secret
+metadata:
+  name: auth
+data:
+  htpasswd: {{ htpasswd "admin" .Values.password | b64enc | quote }}
+  token.crt: {{ $token.Cert | b64enc | quote }}
+`,
+		"templates/tls.yaml": `{{- $ca := genCA "ca" 365 }}
+{{- $cert := genSignedCert .Values.host nil (list .Values.host) 365 $ca }}
+apiVersion: v1
+kind: Secret
+metadata:
+  name: tls
+data:
+  ca.crt: {{ $ca.Cert | b64enc | quote }}
+  tls.crt: {{ $cert.Cert | b64enc | quote }}
+`,
+		"templates/config.yaml": `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: app
+  annotations:
+    checksum/auth: {{ include (print $.Template.BasePath "/auth.yaml") . | sha256sum | quote }}
+data:
+  a: b
+`,
+	})
+	o := RenderOptions{ReleaseName: "web", Namespace: "review-x", Seed: testSeed}
+	render := func(password, host string, prior Prior) *Rendered {
+		t.Helper()
+		rendered, err := RenderStable(context.Background(), l, map[string]any{"password": password, "host": host}, o, prior)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rendered
+	}
+	checksum := func(r *Rendered) any {
+		return nested(objectsByName(r)["ConfigMap/app"], "metadata", "annotations", "checksum/auth")
+	}
+	installed := render("one", "a.example.test", Prior{})
+	prior := Prior{Documents: applied(installed), Traces: installed.Traces}
+
+	rotated := render("two", "a.example.test", prior)
+	if secretData(t, rotated, "auth", "htpasswd") == secretData(t, installed, "auth", "htpasswd") {
+		t.Error("the rotated password's hash was kept")
+	}
+	if checksum(rotated) == checksum(installed) {
+		t.Error("the hash of the template whose password rotated was kept")
+	}
+	for _, kept := range [][2]string{{"auth", "token.crt"}, {"tls", "ca.crt"}, {"tls", "tls.crt"}} {
+		if secretData(t, rotated, kept[0], kept[1]) != secretData(t, installed, kept[0], kept[1]) {
+			t.Errorf("the password rotated: Secret %s's %s drawn anew", kept[0], kept[1])
+		}
+	}
+	if got, want := objectNames(rotated.Generated), []string{"ConfigMap/app", "Secret/auth"}; !slices.Equal(sortedCopy(got), want) {
+		t.Errorf("the password rotated: generated %v, want %v", got, want)
+	}
+
+	moved := render("one", "b.example.test", prior)
+	ca, cert := secretCertificate(t, moved, "tls", "ca.crt"), secretCertificate(t, moved, "tls", "tls.crt")
+	if secretData(t, moved, "tls", "ca.crt") == secretData(t, installed, "tls", "ca.crt") {
+		t.Error("the host changed: the CA that signs its certificate was kept")
+	}
+	if err := cert.CheckSignatureFrom(ca); err != nil || cert.Subject.CommonName != "b.example.test" {
+		t.Errorf("the host changed: the certificate for %q does not verify against the CA beside it: %v", cert.Subject.CommonName, err)
+	}
+	if secretData(t, moved, "auth", "token.crt") != secretData(t, installed, "auth", "token.crt") || checksum(moved) != checksum(installed) {
+		t.Error("the host changed: the other template's CA or its hash drawn anew")
+	}
+
+	again := render("one", "a.example.test", prior)
+	if again.Files["groups/templates/auth.yaml"] != installed.Files["groups/templates/auth.yaml"] || !maps.Equal(again.Files, installed.Files) || len(again.Generated) != 0 {
+		t.Errorf("nothing changed: drawn anew %v", objectNames(again.Generated))
+	}
+}
+
+// sortedCopy returns s sorted, s left as it is.
+func sortedCopy(s []string) []string {
+	return slices.Sorted(slices.Values(s))
+}

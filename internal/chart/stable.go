@@ -117,15 +117,16 @@ func RenderStable(ctx context.Context, l *Loaded, values map[string]any, o Rende
 		}
 		t.apart = apart.files
 	}
-	s := &stabilizer{prior: prior, before: priorObjects(prior.Documents), drawing: d, traces: t}
+	s := &stabilizer{prior: prior, before: priorObjects(prior.Documents), drawing: d, traces: t, groups: newDrawGroups(traced.given)}
 	result := traced
 	stable, err := s.run(traced.files)
 	if err == nil && s.unseededAnew {
-		// A key, certificate, hash or time is drawn anew: draw them all, for real.
+		// A key, certificate, hash or time is drawn anew: draw them for real, and decide again
+		// which are drawn anew with the others of their groups.
 		if result, err = d.toFixedPoint(ctx, l, values, o, func() *draw.Rendering { return d.session.Rendering(d.seed, draw.Applied) }); err != nil {
 			return nil, err
 		}
-		s.allUnseededAnew = true
+		s.redraw = s.anew.groups(s.groups)
 		stable, err = s.run(result.files)
 	}
 	if err != nil {
@@ -236,15 +237,82 @@ type stabilizer struct {
 	// rendering draws, and by position, as a record written before places had names keys
 	// its traces.
 	key, byPosition string
-	// allUnseededAnew draws every value no seed determines anew, since a certificate and the CA
-	// that signed it must change together; unseededAnew says that one of them is drawn anew.
-	// Both stay set across the second run over the rendering that draws them for real, which
-	// decides every value again with allUnseededAnew set.
-	allUnseededAnew, unseededAnew bool
-	out                           *stabilized
-	// anew says that the object at hand has a value drawn anew that another rendering would
-	// not draw alike; renamed, that its name is such a value.
-	anew, renamed bool
+	// groups are the draws no seed determines that change together (a certificate and the CA
+	// that signs it); source is the template at hand.
+	groups *drawGroups
+	source string
+	// unseededAnew says that a value no seed determines is drawn anew, and anew which, by the
+	// draws it holds or its template: the first run finds them, over the traced rendering. The
+	// second, over the rendering that draws them for real, decides every value again: redraw
+	// says what it draws anew (nil in the first run).
+	unseededAnew bool
+	anew         unseededAnew
+	redraw       *redrawn
+	out          *stabilized
+	// anewObject says that the object at hand has a value drawn anew that another rendering
+	// would not draw alike; renamed, that its name is such a value.
+	anewObject, renamed bool
+}
+
+// unseededAnew is what the first run finds of the values no seed determines.
+type unseededAnew struct {
+	// draws are those of the values drawn anew; sources, the templates of those drawn anew that
+	// hold no draw (a hash of one, the clock).
+	draws   []string
+	sources map[string]bool
+	// drawsIn are the draws each template's values hold.
+	drawsIn map[string][]string
+}
+
+// note records a value of template source holding draws, drawn anew or not.
+func (a *unseededAnew) note(source string, draws []string, drawnAnew bool) {
+	if a.drawsIn == nil {
+		a.drawsIn, a.sources = map[string][]string{}, map[string]bool{}
+	}
+	a.drawsIn[source] = append(a.drawsIn[source], draws...)
+	switch {
+	case !drawnAnew:
+	case len(draws) == 0:
+		a.sources[source] = true
+	default:
+		a.draws = append(a.draws, draws...)
+	}
+}
+
+// redrawn is what the second run draws anew of the values no seed determines: every value of
+// the groups of the draws drawn anew and of the templates whose values drawn anew hold none,
+// and the values holding no draw of those templates and of the templates holding such a group.
+type redrawn struct {
+	groups  map[string]bool
+	sources map[string]bool
+}
+
+// groups returns what the second run draws anew given what the first found.
+func (a *unseededAnew) groups(g *drawGroups) *redrawn {
+	r := &redrawn{groups: map[string]bool{}, sources: map[string]bool{}}
+	for _, d := range a.draws {
+		r.groups[g.root(d)] = true
+	}
+	for source := range a.sources {
+		r.sources[source] = true
+		for _, d := range a.drawsIn[source] {
+			r.groups[g.root(d)] = true
+		}
+	}
+	for source, draws := range a.drawsIn {
+		if slices.ContainsFunc(draws, func(d string) bool { return r.groups[g.root(d)] }) {
+			r.sources[source] = true
+		}
+	}
+	return r
+}
+
+// drawsAnew reports whether the second run draws a value of source holding draws anew.
+func (r *redrawn) drawsAnew(g *drawGroups, source string, draws []string) bool {
+	if len(draws) == 0 {
+		return r.sources[source]
+	}
+	return slices.ContainsFunc(draws, func(d string) bool { return r.groups[g.root(d)] })
 }
 
 // run returns applied, a rendering drawing from the seed, with its drawn values decided.
@@ -255,6 +323,7 @@ func (s *stabilizer) run(applied map[string]string) (*stabilized, error) {
 			s.out.files[source] = applied[source]
 			continue
 		}
+		s.source = source
 		merged, err := s.file(source, applied[source])
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", source, err)
@@ -298,9 +367,9 @@ func (s *stabilizer) file(source, applied string) (string, error) {
 		if !hasPrior {
 			prior, hasPrior = s.before[s.byPosition]
 		}
-		s.anew, s.renamed = false, false
+		s.anewObject, s.renamed = false, false
 		merged, _ := s.walk(objs, prior, hasPrior, s.key).(map[string]any)
-		if s.anew {
+		if s.anewObject {
 			s.out.generated = append(s.out.generated, merged)
 			if s.renamed {
 				s.out.renamed = append(s.out.renamed, merged)
@@ -431,8 +500,13 @@ func (s *stabilizer) drawn(v [4]any, prior any, hasPrior bool, at string) any {
 	}
 	unseeded := !reflect.DeepEqual(v[1], v[3])
 	keep := hasPrior && (s.prior.Traces == nil || s.priorTrace(at) == trace)
-	if unseeded && s.allUnseededAnew {
-		keep = false
+	if unseeded {
+		draws := s.groups.in(v[1])
+		if s.redraw == nil {
+			s.anew.note(s.source, draws, !keep)
+		} else if s.redraw.drawsAnew(s.groups, s.source, draws) {
+			keep = false
+		}
 	}
 	if keep {
 		return prior
@@ -441,7 +515,7 @@ func (s *stabilizer) drawn(v [4]any, prior any, hasPrior bool, at string) any {
 		s.unseededAnew = true
 	}
 	if unseeded || !s.drawing.reproducible {
-		s.anew = true
+		s.anewObject = true
 		if strings.Contains(at, "|/metadata/name") {
 			s.renamed = true
 		}

@@ -171,13 +171,13 @@ func TestStabilizer_walk(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := &stabilizer{prior: Prior{Traces: tt.traces}, drawing: d, out: &stabilized{traces: map[string]string{}}}
 			got := s.walk(tt.v, tt.prior, tt.hasPrior, "")
-			if !reflect.DeepEqual(got, tt.want) || s.anew != tt.wantAnew || s.unseededAnew != tt.wantUnseded {
-				t.Errorf("walk = %v (anew %v, unseeded anew %v); want %v (%v, %v)", got, s.anew, s.unseededAnew, tt.want, tt.wantAnew, tt.wantUnseded)
+			if !reflect.DeepEqual(got, tt.want) || s.anewObject != tt.wantAnew || s.unseededAnew != tt.wantUnseded {
+				t.Errorf("walk = %v (anew %v, unseeded anew %v); want %v (%v, %v)", got, s.anewObject, s.unseededAnew, tt.want, tt.wantAnew, tt.wantUnseded)
 			}
 		})
 	}
 	s := &stabilizer{drawing: &drawing{seed: testSeed}, out: &stabilized{traces: map[string]string{}}}
-	if s.walk([4]any{"x", "t", "q", "t"}, nil, false, ""); !s.anew {
+	if s.walk([4]any{"x", "t", "q", "t"}, nil, false, ""); !s.anewObject {
 		t.Error("a value drawn anew from a seed of the rendering's own is not taken for one the apply draws differently")
 	}
 }

@@ -26,9 +26,12 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	mathrand "math/rand"
 	randv2 "math/rand/v2"
 	"reflect"
+	"regexp"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -102,12 +105,15 @@ type Rendering struct {
 	mu       sync.Mutex
 	calls    map[string]int
 	unseeded atomic.Bool
+	// given holds, in Traced mode, each placeholder's draw and the draws whose placeholders its
+	// call was given (see Given).
+	given map[string][]string
 }
 
 // Rendering returns the functions of one rendering with seed in mode. Use a new one for each
 // rendering: calls are numbered from the start of the rendering.
 func (s *Session) Rendering(seed []byte, mode Mode) *Rendering {
-	return &Rendering{session: s, seed: seed, apart: seed, mode: mode, calls: map[string]int{}}
+	return &Rendering{session: s, seed: seed, apart: seed, mode: mode, calls: map[string]int{}, given: map[string][]string{}}
 }
 
 // Apart makes r's placeholders and clock in Traced mode draw from seed instead, while the
@@ -190,16 +196,21 @@ func (r *Rendering) unseededFunc(name string, f reflect.Value) any {
 		id := r.callID(name, args)
 		r.unseeded.Store(true)
 		if r.mode == Traced {
-			return placeholders(t, name, r.digestWith(r.apart, id))
+			draw := name + ":" + hex.EncodeToString(r.digestWith(r.apart, id)[:16])
+			r.mu.Lock()
+			r.given[draw] = PlaceholderDraws(id)
+			r.mu.Unlock()
+			return placeholders(t, draw)
 		}
 		return r.session.once(hex.EncodeToString(r.digest(id)), func() []reflect.Value { return f.Call(args) })
 	}).Interface()
 }
 
-// placeholders returns values of t's result types that stand for a draw named by sum: strings
-// and the string fields of a certificate say what they stand for, an error is nil.
-func placeholders(t reflect.Type, name string, sum []byte) []reflect.Value {
-	text := name + ":" + hex.EncodeToString(sum[:16])
+// placeholders returns values of t's result types that stand for draw (the function's name and
+// the call's digest): strings and the string fields of a certificate say what they stand for,
+// an error is nil.
+func placeholders(t reflect.Type, draw string) []reflect.Value {
+	text := draw
 	out := make([]reflect.Value, t.NumOut())
 	for i := range out {
 		v := reflect.New(t.Out(i)).Elem()
@@ -216,6 +227,27 @@ func placeholders(t reflect.Type, name string, sum []byte) []reflect.Value {
 		out[i] = v
 	}
 	return out
+}
+
+// Given returns, for each call of a function no seed determines that r traced, the draw its
+// placeholders name and the draws whose placeholders the call was given among its arguments (a
+// certificate's CA): the values drawn anew together, as one is made from another.
+func (r *Rendering) Given() map[string][]string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return maps.Clone(r.given)
+}
+
+// placeholderDraw matches the draw a placeholder names: a function's name and 32 hexadecimal
+// digits.
+var placeholderDraw = regexp.MustCompile(`[A-Za-z0-9]+:[0-9a-f]{32}`)
+
+// PlaceholderDraws returns the draws the placeholders in text name, sorted, each once; text may
+// hold other words of that form, which only a Given's draws tell apart.
+func PlaceholderDraws(text string) []string {
+	draws := placeholderDraw.FindAllString(text, -1)
+	slices.Sort(draws)
+	return slices.Compact(draws)
 }
 
 // callID names a call by its function, arguments and how many identical calls the rendering
