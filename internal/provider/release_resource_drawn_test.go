@@ -200,6 +200,8 @@ func TestAccRelease_rotatedPasswordRotates(t *testing.T) {
 	testDrawnValueFollows(t, drawnDefaults, after, resource.TestStep{
 		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 			plancheck.ExpectUnknownValue("gitlabk8s_release.drw", tfjsonpathManifest("Secret/drw-auth")),
+			// The certificates of another template are not generated anew with the hash.
+			plancheck.ExpectKnownValue("gitlabk8s_release.drw", tfjsonpathManifest("Secret/drw-tls"), knownStringContaining("tls.crt: (sensitive value")),
 		}},
 	}, func(before, after drawnLive) error {
 		if !after.passwordVerifies("second-password") || after.passwordVerifies("first-password") {
@@ -207,6 +209,9 @@ func TestAccRelease_rotatedPasswordRotates(t *testing.T) {
 		}
 		if before.appIni != after.appIni {
 			return fmt.Errorf("app.ini changed with the password")
+		}
+		if before.ca != after.ca || before.cert != after.cert || before.metricsCert != after.metricsCert {
+			return fmt.Errorf("the CA or a certificate of another template changed with the password")
 		}
 		return nil
 	})
