@@ -445,9 +445,10 @@ data:
 
 // A key, certificate or bcrypt hash is drawn anew with the draws it is made from or with, and
 // no others: a rotated password's hash leaves the CA beside it in its Secret and the one of
-// another template as they were, while a hash of its template's output, which holds no
-// placeholder, follows it; a host changed in a certificate draws the CA that signs it anew with
-// it, so that it verifies against the CA beside it. With nothing changed, nothing is drawn anew.
+// another template as they were; a host changed in a certificate draws the CA that signs it
+// anew with it, so that it verifies against the CA beside it. A hash of a template's output,
+// which says nothing of the draws it holds, is drawn anew whenever one is. With nothing
+// changed, nothing is drawn anew.
 func TestRenderStable_drawsAnewOnlyWhatChangesTogether(t *testing.T) {
 	l := inMemoryChart("groups", map[string]string{
 		"templates/auth.yaml": `{{- $token := genCA "token-ca" 365 }}
@@ -518,8 +519,11 @@ data:
 	if err := cert.CheckSignatureFrom(ca); err != nil || cert.Subject.CommonName != "b.example.test" {
 		t.Errorf("the host changed: the certificate for %q does not verify against the CA beside it: %v", cert.Subject.CommonName, err)
 	}
-	if secretData(t, moved, "auth", "token.crt") != secretData(t, installed, "auth", "token.crt") || checksum(moved) != checksum(installed) {
-		t.Error("the host changed: the other template's CA or its hash drawn anew")
+	if secretData(t, moved, "auth", "token.crt") != secretData(t, installed, "auth", "token.crt") {
+		t.Error("the host changed: the other template's CA drawn anew")
+	}
+	if checksum(moved) == checksum(installed) {
+		t.Error("the host changed: a hash holding no placeholder was kept")
 	}
 
 	again := render("one", "a.example.test", prior)
@@ -531,4 +535,75 @@ data:
 // sortedCopy returns s sorted, s left as it is.
 func sortedCopy(s []string) []string {
 	return slices.Sorted(slices.Values(s))
+}
+
+// A CA a chart keeps in its values for the templates after the first (cilium's Hubble
+// certificates) is one draw: a host changed in one template's certificate draws the CA anew in
+// every template, and the certificates it signs, each verifying against the CA beside it; a
+// password rotated elsewhere leaves them all as they were.
+func TestRenderStable_aCASharedThroughTheValuesIsDrawnAnewEverywhere(t *testing.T) {
+	setup := `{{- define "setup-ca" }}{{- if not .ca }}{{- $_ := set . "ca" (genCA "shared-ca" 365) }}{{- end }}{{- end }}`
+	secret := func(name, host string) string {
+		return `{{- $_ := include "setup-ca" . }}
+{{- $cert := genSignedCert ` + host + ` nil nil 365 .ca }}
+apiVersion: v1
+kind: Secret
+metadata:
+  name: ` + name + `
+data:
+  ca.crt: {{ .ca.Cert | b64enc | quote }}
+  tls.crt: {{ $cert.Cert | b64enc | quote }}
+`
+	}
+	l := inMemoryChart("shared", map[string]string{
+		"templates/_helpers.tpl": setup,
+		"templates/a.yaml":       secret("server", ".Values.host"),
+		"templates/b.yaml":       secret("relay", `"relay"`),
+		"templates/c.yaml": `apiVersion: v1
+kind: Secret
+metadata:
+  name: auth
+data:
+  htpasswd: {{ htpasswd "admin" .Values.password | b64enc | quote }}
+`,
+	})
+	o := RenderOptions{ReleaseName: "web", Namespace: "review-x", Seed: testSeed}
+	render := func(host, password string, prior Prior) *Rendered {
+		t.Helper()
+		rendered, err := RenderStable(context.Background(), l, map[string]any{"host": host, "password": password}, o, prior)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rendered
+	}
+	verifies := func(r *Rendered, name string) {
+		t.Helper()
+		if err := secretCertificate(t, r, name, "tls.crt").CheckSignatureFrom(secretCertificate(t, r, name, "ca.crt")); err != nil {
+			t.Errorf("Secret %s's certificate does not verify against the CA beside it: %v", name, err)
+		}
+	}
+	installed := render("a.example.test", "one", Prior{})
+	if secretData(t, installed, "server", "ca.crt") != secretData(t, installed, "relay", "ca.crt") {
+		t.Fatal("the chart does not share its CA")
+	}
+	prior := Prior{Documents: applied(installed), Traces: installed.Traces}
+
+	rotated := render("a.example.test", "two", prior)
+	for _, name := range []string{"server", "relay"} {
+		for _, key := range []string{"ca.crt", "tls.crt"} {
+			if secretData(t, rotated, name, key) != secretData(t, installed, name, key) {
+				t.Errorf("a password rotated elsewhere: Secret %s's %s drawn anew", name, key)
+			}
+		}
+	}
+
+	moved := render("b.example.test", "one", prior)
+	if secretData(t, moved, "relay", "ca.crt") == secretData(t, installed, "relay", "ca.crt") || secretData(t, moved, "relay", "tls.crt") == secretData(t, installed, "relay", "tls.crt") {
+		t.Error("the host of the server changed: the relay's CA or certificate was kept")
+	}
+	if secretData(t, moved, "server", "ca.crt") != secretData(t, moved, "relay", "ca.crt") {
+		t.Error("the host of the server changed: the two Secrets hold different CAs")
+	}
+	verifies(moved, "server")
+	verifies(moved, "relay")
 }

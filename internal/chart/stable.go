@@ -280,39 +280,31 @@ func (a *unseededAnew) note(source string, draws []string, drawnAnew bool) {
 }
 
 // redrawn is what the second run draws anew of the values no seed determines: every value of
-// the groups of the draws drawn anew and of the templates whose values drawn anew hold none,
-// and the values holding no draw of those templates and of the templates holding such a group.
+// the groups of the draws drawn anew and of the draws of the templates whose values drawn anew
+// hold none (a value a template makes from a draw is made where the draw is held in a variable:
+// in the same template, unless a chart shares it through its values), and every value holding
+// no draw (a hash of one, whose draws nothing tells, or the time).
 type redrawn struct {
-	groups  map[string]bool
-	sources map[string]bool
+	groups map[string]bool
 }
 
 // groups returns what the second run draws anew given what the first found.
 func (a *unseededAnew) groups(g *drawGroups) *redrawn {
-	r := &redrawn{groups: map[string]bool{}, sources: map[string]bool{}}
+	r := &redrawn{groups: map[string]bool{}}
 	for _, d := range a.draws {
 		r.groups[g.root(d)] = true
 	}
 	for source := range a.sources {
-		r.sources[source] = true
 		for _, d := range a.drawsIn[source] {
 			r.groups[g.root(d)] = true
-		}
-	}
-	for source, draws := range a.drawsIn {
-		if slices.ContainsFunc(draws, func(d string) bool { return r.groups[g.root(d)] }) {
-			r.sources[source] = true
 		}
 	}
 	return r
 }
 
-// drawsAnew reports whether the second run draws a value of source holding draws anew.
-func (r *redrawn) drawsAnew(g *drawGroups, source string, draws []string) bool {
-	if len(draws) == 0 {
-		return r.sources[source]
-	}
-	return slices.ContainsFunc(draws, func(d string) bool { return r.groups[g.root(d)] })
+// drawsAnew reports whether the second run draws a value holding draws anew.
+func (r *redrawn) drawsAnew(g *drawGroups, draws []string) bool {
+	return len(draws) == 0 || slices.ContainsFunc(draws, func(d string) bool { return r.groups[g.root(d)] })
 }
 
 // run returns applied, a rendering drawing from the seed, with its drawn values decided.
@@ -504,7 +496,7 @@ func (s *stabilizer) drawn(v [4]any, prior any, hasPrior bool, at string) any {
 		draws := s.groups.in(v[1])
 		if s.redraw == nil {
 			s.anew.note(s.source, draws, !keep)
-		} else if s.redraw.drawsAnew(s.groups, s.source, draws) {
+		} else if s.redraw.drawsAnew(s.groups, draws) {
 			keep = false
 		}
 	}
