@@ -38,6 +38,7 @@ func (r *releaseResource) checkRendering(ctx context.Context, m *releaseModel, r
 	if checked.DryRun != nil {
 		addDryRunDiagnostics(ctx, m, checked.DryRun, fieldsCheckedAgainst(checked.Target, checked.ClusterSchemas), diags)
 	}
+	addRunningPodsWarning(m, checked.Running, diags)
 }
 
 // fieldsCheckedAgainst says which schema the plan checked fields against: the cluster's, else the

@@ -59,7 +59,6 @@ func addDryRunDiagnostics(ctx context.Context, m *releaseModel, checked *release
 		}
 		addPodsRefused(m, r, r.Violation(), diags)
 	}
-	addRunningPodsWarning(m, checked.Running, diags)
 	addWebhooksNotCalled(m, sideEffects, diags)
 	addNotServedWarning(m, checked.NotServed, diags)
 }

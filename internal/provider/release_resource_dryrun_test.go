@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -524,6 +526,19 @@ func TestAccRelease_podSecurityLevelWarnsOfRunningPods(t *testing.T) {
 				t.Errorf("the plan with %q does not say %q:\n%s", body, want, out)
 			}
 		}
+	}
+	// The chart's version alone changed: nothing is dry-run, and the running pods are named.
+	bumped := filepath.Join(t.TempDir(), "checks")
+	if err := os.CopyFS(bumped, os.DirFS(chartserver.FixtureChart("checks"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bumped, "Chart.yaml"), []byte("apiVersion: v2\nname: checks\nversion: 1.0.1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cli.writeConfig(strings.Replace(config("restricted", ""), strconv.Quote(chartserver.FixtureChart("checks")), strconv.Quote(bumped), 1))
+	out := strings.Join(strings.Fields(cli.mustRun("plan")), " ")
+	if !strings.Contains(out, "chart_version") || !strings.Contains(out, warning) || !strings.Contains(out, running) {
+		t.Errorf("the plan of the chart's version alone does not upgrade, or does not say %q:\n%s", running, out)
 	}
 	cli.writeConfig(config("baseline", annotated))
 	if out := cli.mustRun("plan"); strings.Contains(out, "Running Pods Refused") {

@@ -54,6 +54,9 @@ type Checked struct {
 	StoredVersionErrors []error
 	// DryRun is nil when no dry run was asked for, or the checks above found errors.
 	DryRun *DryRunChecked
+	// Running are the objects the apply leaves as they are whose pods the level the plan of the
+	// environment sets forbids: the pods running keep running, the API server refuses new ones.
+	Running []PodSecurityRefusal
 }
 
 // DroppedVersions is a definition of the chart that drops versions the cluster stores.
@@ -76,9 +79,6 @@ type DryRunChecked struct {
 	PodSecurityLevels
 	// Outcomes are the answers, by object.
 	Outcomes []DryRunOutcome
-	// Running are the objects the apply leaves as they are whose pods the level the plan of the
-	// environment sets forbids: the pods running keep running, the API server refuses new ones.
-	Running []PodSecurityRefusal
 	// PodSecurity are the changed objects whose pods the level the plan of the environment sets
 	// (Inputs.PodSecurity) forbids. The dry run cannot tell: the API server evaluates the level
 	// the namespace enforces when it answers, and nothing in a namespace the apply creates.
@@ -206,8 +206,13 @@ func (r *Request) Check(ctx context.Context, plan *Plan, recorded *Recorded, lev
 	}
 	defined := validate.DefinedKinds(slices.Concat(objs, opts.Definitions))
 	out.DryRun = r.dryRun(ctx, changed, hooks, defined, c, namespace, unreachable)
-	if d := out.DryRun; d != nil && !d.NamespaceMissing && !d.NamespaceTerminating {
-		d.Running = r.runningPodSecurity(rendered, previous, d.PodSecurityLevels)
+	switch d := out.DryRun; {
+	case d == nil && c != nil:
+		// Nothing to dry-run (the chart's version alone changes): the pods are evaluated as for
+		// a plan that leaves the release as it is.
+		out.Running = r.RunningPodSecurity(ctx, rendered, recorded, c)
+	case d != nil && !d.NamespaceMissing && !d.NamespaceTerminating:
+		out.Running = r.runningPodSecurity(rendered, previous, d.PodSecurityLevels)
 	}
 	return out
 }

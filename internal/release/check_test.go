@@ -438,8 +438,33 @@ func TestRequest_runningPodsUnderAPlannedLevel(t *testing.T) {
 		if got.DryRun == nil {
 			t.Fatalf("%s: no dry run", tt.name)
 		}
-		if running := got.DryRun.Running; tt.running != isDeployment(running) || (!tt.running && len(running) > 0) {
+		if running := got.Running; tt.running != isDeployment(running) || (!tt.running && len(running) > 0) {
 			t.Errorf("%s: running %+v, want the Deployment named: %v", tt.name, running, tt.running)
+		}
+	}
+
+	// An upgrade that changes no object (the chart's version alone) dry-runs nothing, and
+	// evaluates the running pods as a plan that changes nothing does.
+	older := deployedAs(first.Manifests, 1)
+	older.ChartVersion = "0.9.0"
+	for _, tt := range []struct {
+		name    string
+		planned *PlannedLevel
+		running bool
+	}{{"the chart's version alone changed", restricted, true}, {"none planned", nil, false}} {
+		in := webInputs(nil)
+		in.PodSecurity = tt.planned
+		req := Prepare(context.Background(), nil, in, nil)
+		p := planned(t, req, older)
+		if p.Unchanged {
+			t.Fatalf("%s: the plan leaves the release as it is", tt.name)
+		}
+		got := req.Check(context.Background(), p, older, CheckAll, &answeringChecker{namespace: map[string]string{}}, nil)
+		if got.DryRun != nil {
+			t.Fatalf("%s: a dry run of %+v", tt.name, got.DryRun)
+		}
+		if tt.running != isDeployment(got.Running) || (!tt.running && len(got.Running) > 0) {
+			t.Errorf("%s: running %+v, want the Deployment named: %v", tt.name, got.Running, tt.running)
 		}
 	}
 
