@@ -607,3 +607,62 @@ data:
 	verifies(moved, "server")
 	verifies(moved, "relay")
 }
+
+// A prior without traces (a release helm applied, drawing with randomness of its own) is
+// traced from the chart and values Helm recorded, as the rendering at hand is: with the
+// password helm was given, its hash and the CA are kept; with a rotated one, the hash is drawn
+// anew and the CA kept. Without what Helm recorded, every drawn value is kept, the hash too.
+func TestRenderStable_priorWithoutTracesIsTracedFromWhatHelmRecorded(t *testing.T) {
+	l := inMemoryChart("helm", map[string]string{
+		"templates/auth.yaml": `apiVersion: v1
+kind: Secret
+metadata:
+  name: auth
+data:
+  htpasswd: {{ htpasswd "admin" .Values.password | b64enc | quote }}
+`,
+		"templates/tls.yaml": `{{- $ca := genCA "ca" 365 }}
+apiVersion: v1
+kind: Secret
+metadata:
+  name: tls
+data:
+  ca.crt: {{ $ca.Cert | b64enc | quote }}
+`,
+	})
+	o := RenderOptions{ReleaseName: "web", Namespace: "review-x", Seed: testSeed}
+	helmOptions := o
+	helmOptions.Seed = []byte("another seed, as helm draws at random")
+	helm, err := RenderStable(context.Background(), l, map[string]any{"password": "one"}, helmOptions, Prior{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded := &RecordedRendering{Loaded: l, Values: map[string]any{"password": "one"}}
+	render := func(password string, recorded *RecordedRendering) *Rendered {
+		t.Helper()
+		rendered, err := RenderStable(context.Background(), l, map[string]any{"password": password}, o, Prior{Documents: applied(helm), Recorded: recorded})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rendered
+	}
+	hashOf := func(r *Rendered) string { return secretData(t, r, "auth", "htpasswd") }
+	verifies := func(r *Rendered, password string) bool {
+		_, hash, _ := strings.Cut(hashOf(r), ":")
+		return bcrypt.CompareHashAndPassword([]byte(hash), []byte(password)) == nil
+	}
+
+	if same := render("one", recorded); hashOf(same) != hashOf(helm) || secretData(t, same, "tls", "ca.crt") != secretData(t, helm, "tls", "ca.crt") || len(same.Generated) != 0 {
+		t.Errorf("the password helm was given: drawn anew %v", objectNames(same.Generated))
+	}
+	rotated := render("two", recorded)
+	if !verifies(rotated, "two") || verifies(rotated, "one") {
+		t.Errorf("the rotated password's hash %q does not verify it, or still verifies helm's", hashOf(rotated))
+	}
+	if secretData(t, rotated, "tls", "ca.crt") != secretData(t, helm, "tls", "ca.crt") {
+		t.Error("the rotated password: the CA helm drew was drawn anew")
+	}
+	if kept := render("two", nil); hashOf(kept) != hashOf(helm) {
+		t.Error("without what Helm recorded, the hash helm drew was not kept")
+	}
+}

@@ -13,6 +13,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"golang.org/x/crypto/bcrypt"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/chartserver"
 )
 
 // drawnLive is what the cluster holds of a release of the fixture "drawn": each value the
@@ -345,4 +347,46 @@ func (c secretManifestChanges) CheckPlan(_ context.Context, req plancheck.CheckP
 		return
 	}
 	resp.Error = fmt.Errorf("no change of %s in the plan", c.address)
+}
+
+// A release helm installed draws with randomness of its own, and Helm records the chart and the
+// values it rendered: after its import, the first plan traces them as it traces its own
+// rendering, so an unchanged password keeps its hash, and a rotated one rotates (the plan shows
+// the Secret known after apply) while the CA of another template stays; the plan after that
+// apply is empty.
+func TestAccRelease_importOfAHelmReleaseRotatesARotatedPassword(t *testing.T) {
+	e := testAccRelease(t)
+	e.helmCLI(t)("upgrade", "--install", "--wait", "drw", chartserver.FixtureChart("drawn"), "--set", "session.enabled=false", "--set", "password=helm-password")
+	installed, err := e.readDrawn("drw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := func(password string) string {
+		return "\nprovider \"gitlabk8s\" {}\n" + e.fixtureRelease("drw", "drawn", fmt.Sprintf(`  set = { "session.enabled" = false }
+  set_sensitive = { password = %q }`, password))
+	}
+	cli := newTerraformCLI(t, suiteCLI(t))
+	cli.writeConfig(config("helm-password"))
+	cli.mustRun("import", "gitlabk8s_release.drw", e.namespace+"/drw")
+	if out := cli.mustRun("plan"); strings.Contains(out, `"Secret/drw-auth"`) || strings.Contains(out, `"Secret/drw-tls"`) {
+		t.Errorf("the plan with the password helm was given draws anew:\n%s", out)
+	}
+	cli.writeConfig(config("rotated-password"))
+	out := strings.Join(strings.Fields(cli.mustRun("apply", "-auto-approve")), " ")
+	if !strings.Contains(out, `~ "Secret/drw-auth" = <<-EOT`) || strings.Contains(out, `"Secret/drw-tls"`) {
+		t.Errorf("the apply of the rotated password does not show the htpasswd drawn anew alone:\n%s", out)
+	}
+	live, err := e.readDrawn("drw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !live.passwordVerifies("rotated-password") || live.passwordVerifies("helm-password") {
+		t.Errorf("the live htpasswd %q does not verify the rotated password, or still verifies helm's", live.htpasswd)
+	}
+	if live.ca != installed.ca || live.cert != installed.cert {
+		t.Error("the CA or certificate helm drew changed with the password")
+	}
+	if out := cli.mustRun("plan", "-detailed-exitcode"); !strings.Contains(out, "No changes.") {
+		t.Errorf("the plan after the apply is not empty:\n%s", out)
+	}
 }

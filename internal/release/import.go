@@ -29,32 +29,20 @@ func (r *Request) importRedactor(ctx context.Context, rel *helmv1.Release, rec *
 	fallback := func(hidden *EveryStringHidden) (*manifest.Redactor, *EveryStringHidden) {
 		return r.everyStringRedactor(rel, inputs, rec), hidden
 	}
-	ch, unfrozen := chart.Unfreeze(rel.Chart)
-	if !unfrozen {
-		return fallback(&EveryStringHidden{Reason: "the chart Helm recorded holds the rendered text only, without its templates"})
-	}
-	if ch.Metadata != nil && len(ch.Metadata.Dependencies) > len(ch.Dependencies()) {
-		return fallback(&EveryStringHidden{Reason: "Helm records a chart without its subcharts, so the chart cannot be rendered again"})
-	}
-	// The release renders again as it was applied only with the patches it was applied with.
-	recordedPatches, err := chart.RecordedPatches(rel.Chart)
-	if err != nil {
-		return fallback(&EveryStringHidden{Reason: "the patches Helm recorded with the chart cannot be read"})
-	}
-	patches, err := patch.Parse(recordedPatches)
-	if err != nil {
-		return fallback(&EveryStringHidden{Reason: "the patches Helm recorded with the chart are invalid"})
+	recorded, reason := recordedRendering(rel)
+	if recorded == nil {
+		return fallback(&EveryStringHidden{Reason: reason})
 	}
 	options := chart.RenderOptions{
 		ReleaseName: r.Name, Namespace: r.Namespace,
 		KubeVersion: r.Capabilities.KubeVersion, APIVersions: r.Capabilities.APIVersions,
-		IsUpgrade: rel.Version > 1, Revision: rel.Version, Patches: patches,
+		IsUpgrade: rel.Version > 1, Revision: rel.Version, Patches: recorded.Patches,
 	}
 	if r.Lookup != nil {
 		options.Lookup = r.Lookup
 	}
 	redaction := chart.RedactionOptions{Namespace: r.Namespace, Key: rec.Key, IsNamespaced: r.Capabilities.IsNamespaced}
-	redacted, err := chart.RedactRecorded(ctx, &chart.Loaded{Chart: ch}, rel.Config, options, helmrelease.Applied(rel), redaction)
+	redacted, err := chart.RedactRecorded(ctx, recorded.Loaded, rel.Config, options, helmrelease.Applied(rel), redaction)
 	if err != nil {
 		// The message may quote a value: only what the given values are is hidden in it.
 		return fallback(&EveryStringHidden{Reason: "rendering the recorded chart with other values failed", Err: manifest.NewRedactor(inputs, nil, nil).String(err.Error())})
@@ -96,4 +84,27 @@ func recordedObjects(rel *helmv1.Release) ([]manifest.Object, error) {
 		return nil, err
 	}
 	return slices.Concat(extras.CRDs, objs, extras.Hooks), nil
+}
+
+// recordedRendering returns the chart, the values and the patches Helm recorded rel was
+// rendered and applied with, or, when nil, why the chart cannot render again. rel.Chart is
+// not nil.
+func recordedRendering(rel *helmv1.Release) (*chart.RecordedRendering, string) {
+	ch, unfrozen := chart.Unfreeze(rel.Chart)
+	if !unfrozen {
+		return nil, "the chart Helm recorded holds the rendered text only, without its templates"
+	}
+	if ch.Metadata != nil && len(ch.Metadata.Dependencies) > len(ch.Dependencies()) {
+		return nil, "Helm records a chart without its subcharts, so the chart cannot be rendered again"
+	}
+	// The release renders again as it was applied only with the patches it was applied with.
+	recordedPatches, err := chart.RecordedPatches(rel.Chart)
+	if err != nil {
+		return nil, "the patches Helm recorded with the chart cannot be read"
+	}
+	patches, err := patch.Parse(recordedPatches)
+	if err != nil {
+		return nil, "the patches Helm recorded with the chart are invalid"
+	}
+	return &chart.RecordedRendering{Loaded: &chart.Loaded{Chart: ch}, Values: rel.Config, Patches: patches}, ""
 }

@@ -161,7 +161,8 @@ func (r *Request) Load(ctx context.Context) (*chart.Loaded, error) {
 
 // Prior returns what the release applied last, which a rendering keeps drawn values from:
 // the documents Helm recorded when the history was read, else those the last apply kept in
-// the Generated record, with its traces.
+// the Generated record, with its traces; without traces (a release Helm applied, taken over or
+// imported), the chart and values Helm recorded, which the rendering traces instead.
 func (r *Request) Prior() chart.Prior {
 	prior := chart.Prior{Documents: r.Generated.Documents, Traces: r.Generated.Traces}
 	if !r.History.Read {
@@ -171,6 +172,9 @@ func (r *Request) Prior() chart.Prior {
 	switch {
 	case err == nil:
 		prior.Documents = r.appliedOf(last)
+		if prior.Traces == nil && last.Chart != nil {
+			prior.Recorded, _ = recordedRendering(last)
+		}
 	case errors.Is(err, helmrelease.ErrNotFound):
 		prior.Documents = nil
 	}
