@@ -299,7 +299,7 @@ type stabilizer struct {
 	// second, over the rendering that draws them for real, decides every value again: redraw
 	// says what it draws anew (nil in the first run).
 	unseededAnew bool
-	anew         unseededAnew
+	anew         anewFound
 	redraw       *redrawn
 	out          *stabilized
 	// anewObject says that the object at hand has a value drawn anew that another rendering
@@ -307,8 +307,8 @@ type stabilizer struct {
 	anewObject, renamed bool
 }
 
-// unseededAnew is what the first run finds of the values no seed determines.
-type unseededAnew struct {
+// anewFound is what the first run finds of the values no seed determines.
+type anewFound struct {
 	// draws are those of the values drawn anew; sources, the templates of those drawn anew that
 	// hold no draw (a hash of one, the clock).
 	draws   []string
@@ -318,7 +318,7 @@ type unseededAnew struct {
 }
 
 // note records a value of template source holding draws, drawn anew or not.
-func (a *unseededAnew) note(source string, draws []string, drawnAnew bool) {
+func (a *anewFound) note(source string, draws []string, drawnAnew bool) {
 	if a.drawsIn == nil {
 		a.drawsIn, a.sources = map[string][]string{}, map[string]bool{}
 	}
@@ -342,7 +342,7 @@ type redrawn struct {
 }
 
 // groups returns what the second run draws anew given what the first found.
-func (a *unseededAnew) groups(g *drawGroups) *redrawn {
+func (a *anewFound) groups(g *drawGroups) *redrawn {
 	r := &redrawn{groups: map[string]bool{}}
 	for _, d := range a.draws {
 		r.groups[g.root(d)] = true
