@@ -2,8 +2,10 @@ package chart
 
 import (
 	"context"
+	"crypto/sha256"
 	"crypto/x509"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/pem"
 	"maps"
 	"os"
@@ -446,9 +448,9 @@ data:
 // A key, certificate or bcrypt hash is drawn anew with the draws it is made from or with, and
 // no others: a rotated password's hash leaves the CA beside it in its Secret and the one of
 // another template as they were; a host changed in a certificate draws the CA that signs it
-// anew with it, so that it verifies against the CA beside it. A hash of a template's output,
-// which says nothing of the draws it holds, is drawn anew whenever one is. With nothing
-// changed, nothing is drawn anew.
+// anew with it, so that it verifies against the CA beside it. A value holding no placeholder
+// (a fingerprint of the CA, a checksum of a template's output) follows what it is made from,
+// and matches it. With nothing changed, nothing is drawn anew.
 func TestRenderStable_drawsAnewOnlyWhatChangesTogether(t *testing.T) {
 	l := inMemoryChart("groups", map[string]string{
 		"templates/auth.yaml": `{{- $token := genCA "token-ca" 365 }}
@@ -469,6 +471,7 @@ metadata:
 data:
   ca.crt: {{ $ca.Cert | b64enc | quote }}
   tls.crt: {{ $cert.Cert | b64enc | quote }}
+  ca.sha256: {{ $ca.Cert | sha256sum | b64enc | quote }}
 `,
 		"templates/config.yaml": `apiVersion: v1
 kind: ConfigMap
@@ -492,10 +495,18 @@ data:
 	checksum := func(r *Rendered) any {
 		return nested(objectsByName(r)["ConfigMap/app"], "metadata", "annotations", "checksum/auth")
 	}
+	fingerprintMatches := func(r *Rendered) {
+		t.Helper()
+		sum := sha256.Sum256([]byte(secretData(t, r, "tls", "ca.crt")))
+		if got := secretData(t, r, "tls", "ca.sha256"); got != hex.EncodeToString(sum[:]) {
+			t.Errorf("the fingerprint %s is not the CA's beside it", got)
+		}
+	}
 	installed := render("one", "a.example.test", Prior{})
 	prior := Prior{Documents: applied(installed), Traces: installed.Traces}
 
 	rotated := render("two", "a.example.test", prior)
+	fingerprintMatches(rotated)
 	if secretData(t, rotated, "auth", "htpasswd") == secretData(t, installed, "auth", "htpasswd") {
 		t.Error("the rotated password's hash was kept")
 	}
@@ -512,6 +523,7 @@ data:
 	}
 
 	moved := render("one", "b.example.test", prior)
+	fingerprintMatches(moved)
 	ca, cert := secretCertificate(t, moved, "tls", "ca.crt"), secretCertificate(t, moved, "tls", "tls.crt")
 	if secretData(t, moved, "tls", "ca.crt") == secretData(t, installed, "tls", "ca.crt") {
 		t.Error("the host changed: the CA that signs its certificate was kept")
@@ -522,8 +534,8 @@ data:
 	if secretData(t, moved, "auth", "token.crt") != secretData(t, installed, "auth", "token.crt") {
 		t.Error("the host changed: the other template's CA drawn anew")
 	}
-	if checksum(moved) == checksum(installed) {
-		t.Error("the host changed: a hash holding no placeholder was kept")
+	if checksum(moved) != checksum(installed) {
+		t.Error("the host changed: the checksum of the template it does not change was drawn anew")
 	}
 
 	again := render("one", "a.example.test", prior)

@@ -124,7 +124,9 @@ func RenderStable(ctx context.Context, l *Loaded, values map[string]any, o Rende
 		if result, err = d.toFixedPoint(ctx, l, values, o, func() *draw.Rendering { return d.session.Rendering(d.seed, draw.Applied) }); err != nil {
 			return nil, err
 		}
-		s.redraw = s.anew.groups(s.groups)
+		if s.redraw, err = d.redrawn(ctx, l, values, o, s.anew, s.groups, traced.files); err != nil {
+			return nil, err
+		}
 		stable, err = s.run(result.files)
 	}
 	if err != nil {
@@ -335,15 +337,19 @@ func (a *anewFound) note(source string, draws []string, drawnAnew bool) {
 // redrawn is what the second run draws anew of the values no seed determines: every value of
 // the groups of the draws drawn anew and of the draws of the templates whose values drawn anew
 // hold none (a value a template makes from a draw is made where the draw is held in a variable:
-// in the same template, unless a chart shares it through its values), and every value holding
-// no draw (a hash of one, whose draws nothing tells, or the time).
+// in the same template, unless a chart shares it through its values, which the draws given
+// cover), and the values holding none of the templates whose output those groups change.
 type redrawn struct {
-	groups map[string]bool
+	groups  map[string]bool
+	sources map[string]bool
 }
 
-// groups returns what the second run draws anew given what the first found.
-func (a *anewFound) groups(g *drawGroups) *redrawn {
-	r := &redrawn{groups: map[string]bool{}}
+// redrawn returns what the second run draws anew given what the first found: the groups, and
+// the templates whose traced output changes when only their draws draw otherwise (found by one
+// more traced rendering), as what holds no placeholder tells nothing else of what it is made
+// from.
+func (d *drawing) redrawn(ctx context.Context, l *Loaded, values map[string]any, o RenderOptions, a anewFound, g *drawGroups, traced map[string]string) (*redrawn, error) {
+	r := &redrawn{groups: map[string]bool{}, sources: map[string]bool{}}
 	for _, d := range a.draws {
 		r.groups[g.root(d)] = true
 	}
@@ -352,12 +358,30 @@ func (a *anewFound) groups(g *drawGroups) *redrawn {
 			r.groups[g.root(d)] = true
 		}
 	}
-	return r
+	draws := map[string]bool{}
+	for d := range g.parent {
+		draws[d] = r.groups[g.root(d)]
+	}
+	apart, err := d.toFixedPoint(ctx, l, values, o, func() *draw.Rendering {
+		return d.session.Rendering(d.seed, draw.Traced).ApartDraws(d.probe(), draws)
+	})
+	if err != nil {
+		return nil, err
+	}
+	for source, text := range traced {
+		if apart.files[source] != text {
+			r.sources[source] = true
+		}
+	}
+	return r, nil
 }
 
-// drawsAnew reports whether the second run draws a value holding draws anew.
-func (r *redrawn) drawsAnew(g *drawGroups, draws []string) bool {
-	return len(draws) == 0 || slices.ContainsFunc(draws, func(d string) bool { return r.groups[g.root(d)] })
+// drawsAnew reports whether the second run draws a value of source holding draws anew.
+func (r *redrawn) drawsAnew(g *drawGroups, source string, draws []string) bool {
+	if len(draws) == 0 {
+		return r.sources[source]
+	}
+	return slices.ContainsFunc(draws, func(d string) bool { return r.groups[g.root(d)] })
 }
 
 // run returns applied, a rendering drawing from the seed, with its drawn values decided.
@@ -549,7 +573,7 @@ func (s *stabilizer) drawn(v [4]any, prior any, hasPrior bool, at string) any {
 		draws := s.groups.in(v[1])
 		if s.redraw == nil {
 			s.anew.note(s.source, draws, !keep)
-		} else if s.redraw.drawsAnew(s.groups, draws) {
+		} else if s.redraw.drawsAnew(s.groups, s.source, draws) {
 			keep = false
 		}
 	}

@@ -108,6 +108,10 @@ type Rendering struct {
 	// given holds, in Traced mode, each placeholder's draw and the draws whose placeholders its
 	// call was given (see Given).
 	given map[string][]string
+	// apartDraws, when set, are the draws whose placeholders draw from apartDrawsSeed (see
+	// ApartDraws).
+	apartDraws     map[string]bool
+	apartDrawsSeed []byte
 }
 
 // Rendering returns the functions of one rendering with seed in mode. Use a new one for each
@@ -121,6 +125,14 @@ func (s *Session) Rendering(seed []byte, mode Mode) *Rendering {
 // no seed determines.
 func (r *Rendering) Apart(seed []byte) *Rendering {
 	r.apart = seed
+	return r
+}
+
+// ApartDraws makes the placeholders of the draws named in draws (as Given names them) draw from
+// seed instead in Traced mode, the others and the clock keeping theirs: what differs from a
+// rendering without it is made from one of those draws.
+func (r *Rendering) ApartDraws(seed []byte, draws map[string]bool) *Rendering {
+	r.apartDraws, r.apartDrawsSeed = draws, seed
 	return r
 }
 
@@ -200,6 +212,9 @@ func (r *Rendering) unseededFunc(name string, f reflect.Value) any {
 			r.mu.Lock()
 			r.given[draw] = PlaceholderDraws(id)
 			r.mu.Unlock()
+			if r.apartDraws[draw] {
+				return placeholders(t, name+":"+hex.EncodeToString(r.digestWith(r.apartDrawsSeed, id)[:16]))
+			}
 			return placeholders(t, draw)
 		}
 		return r.session.once(hex.EncodeToString(r.digest(id)), func() []reflect.Value { return f.Call(args) })
