@@ -678,3 +678,49 @@ data:
 		t.Error("without what Helm recorded, the hash helm drew was not kept")
 	}
 }
+
+// A certificate and its CA written so that no placeholder shows (base64 twice) hold no draw
+// anyone can tell: a host changed in the certificate draws anew every value of its template
+// holding none, the CA with it, so that the certificate still verifies against the CA beside it.
+func TestRenderStable_aCertificateHidingItsDrawsTakesItsTemplatesValuesWithIt(t *testing.T) {
+	l := inMemoryChart("hidden", map[string]string{"templates/tls.yaml": `{{- $ca := genCA "ca" 365 }}
+{{- $cert := genSignedCert .Values.host nil (list .Values.host) 365 $ca }}
+apiVersion: v1
+kind: Secret
+metadata:
+  name: tls
+data:
+  ca.crt: {{ $ca.Cert | b64enc | b64enc | quote }}
+  tls.crt: {{ $cert.Cert | b64enc | b64enc | quote }}
+`})
+	o := RenderOptions{ReleaseName: "web", Namespace: "review-x", Seed: testSeed}
+	render := func(host string, prior Prior) *Rendered {
+		t.Helper()
+		rendered, err := RenderStable(context.Background(), l, map[string]any{"host": host}, o, prior)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rendered
+	}
+	certificate := func(r *Rendered, key string) *x509.Certificate {
+		t.Helper()
+		decoded, err := base64.StdEncoding.DecodeString(secretData(t, r, "tls", key))
+		if err != nil {
+			t.Fatal(err)
+		}
+		block, _ := pem.Decode(decoded)
+		if block == nil {
+			t.Fatalf("Secret tls's %s holds no PEM block", key)
+		}
+		cert, err := x509.ParseCertificate(block.Bytes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cert
+	}
+	installed := render("a.example.test", Prior{})
+	moved := render("b.example.test", Prior{Documents: applied(installed), Traces: installed.Traces})
+	if err := certificate(moved, "tls.crt").CheckSignatureFrom(certificate(moved, "ca.crt")); err != nil {
+		t.Errorf("the host changed: the certificate does not verify against the CA beside it: %v", err)
+	}
+}

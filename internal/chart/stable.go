@@ -338,7 +338,8 @@ func (a *anewFound) note(source string, draws []string, drawnAnew bool) {
 // the groups of the draws drawn anew and of the draws of the templates whose values drawn anew
 // hold none (a value a template makes from a draw is made where the draw is held in a variable:
 // in the same template, unless a chart shares it through its values, which the draws given
-// cover), and the values holding none of the templates whose output those groups change.
+// cover), and the values holding none of those templates and of the templates whose output
+// those groups change.
 type redrawn struct {
 	groups  map[string]bool
 	sources map[string]bool
@@ -354,6 +355,7 @@ func (d *drawing) redrawn(ctx context.Context, l *Loaded, values map[string]any,
 		r.groups[g.root(d)] = true
 	}
 	for source := range a.sources {
+		r.sources[source] = true
 		for _, d := range a.drawsIn[source] {
 			r.groups[g.root(d)] = true
 		}
