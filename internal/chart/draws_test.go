@@ -483,14 +483,9 @@ data:
   a: b
 `,
 	})
-	o := RenderOptions{ReleaseName: "web", Namespace: "review-x", Seed: testSeed}
 	render := func(password, host string, prior Prior) *Rendered {
 		t.Helper()
-		rendered, err := RenderStable(context.Background(), l, map[string]any{"password": password, "host": host}, o, prior)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return rendered
+		return renderSeeded(t, l, map[string]any{"password": password, "host": host}, prior)
 	}
 	checksum := func(r *Rendered) any {
 		return nested(objectsByName(r)["ConfigMap/app"], "metadata", "annotations", "checksum/auth")
@@ -579,14 +574,9 @@ data:
   htpasswd: {{ htpasswd "admin" .Values.password | b64enc | quote }}
 `,
 	})
-	o := RenderOptions{ReleaseName: "web", Namespace: "review-x", Seed: testSeed}
 	render := func(host, password string, prior Prior) *Rendered {
 		t.Helper()
-		rendered, err := RenderStable(context.Background(), l, map[string]any{"host": host, "password": password}, o, prior)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return rendered
+		return renderSeeded(t, l, map[string]any{"host": host, "password": password}, prior)
 	}
 	verifies := func(r *Rendered, name string) {
 		t.Helper()
@@ -652,11 +642,7 @@ data:
 	recorded := &RecordedRendering{Loaded: l, Values: map[string]any{"password": "one"}}
 	render := func(password string, recorded *RecordedRendering) *Rendered {
 		t.Helper()
-		rendered, err := RenderStable(context.Background(), l, map[string]any{"password": password}, o, Prior{Documents: applied(helm), Recorded: recorded})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return rendered
+		return renderSeeded(t, l, map[string]any{"password": password}, Prior{Documents: applied(helm), Recorded: recorded})
 	}
 	hashOf := func(r *Rendered) string { return secretData(t, r, "auth", "htpasswd") }
 	verifies := func(r *Rendered, password string) bool {
@@ -693,14 +679,9 @@ data:
   ca.crt: {{ $ca.Cert | b64enc | b64enc | quote }}
   tls.crt: {{ $cert.Cert | b64enc | b64enc | quote }}
 `})
-	o := RenderOptions{ReleaseName: "web", Namespace: "review-x", Seed: testSeed}
 	render := func(host string, prior Prior) *Rendered {
 		t.Helper()
-		rendered, err := RenderStable(context.Background(), l, map[string]any{"host": host}, o, prior)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return rendered
+		return renderSeeded(t, l, map[string]any{"host": host}, prior)
 	}
 	certificate := func(r *Rendered, key string) *x509.Certificate {
 		t.Helper()

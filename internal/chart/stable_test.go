@@ -21,6 +21,17 @@ func renderStable(t *testing.T, l *Loaded, values map[string]any, prior []Docume
 	return rendered
 }
 
+// renderSeeded is renderStable drawing from testSeed, over the whole of prior (its traces, what
+// Helm recorded).
+func renderSeeded(t *testing.T, l *Loaded, values map[string]any, prior Prior) *Rendered {
+	t.Helper()
+	rendered, err := RenderStable(context.Background(), l, values, RenderOptions{ReleaseName: "web", Namespace: "review-x", Seed: testSeed}, prior)
+	if err != nil {
+		t.Fatalf("render: %v", err)
+	}
+	return rendered
+}
+
 func TestRender_testHooksAreNotApplied(t *testing.T) {
 	rendered := render(t, loadFixture(t, "zoo-podinfo"), Values{}, RenderOptions{})
 	for _, name := range objectNames(rendered.Hooks) {
