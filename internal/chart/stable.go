@@ -351,18 +351,18 @@ type redrawn struct {
 // from.
 func (d *drawing) redrawn(ctx context.Context, l *Loaded, values map[string]any, o RenderOptions, a anewFound, g *drawGroups, traced map[string]string) (*redrawn, error) {
 	r := &redrawn{groups: map[string]bool{}, sources: map[string]bool{}}
-	for _, d := range a.draws {
-		r.groups[g.root(d)] = true
+	for _, drawn := range a.draws {
+		r.groups[g.root(drawn)] = true
 	}
 	for source := range a.sources {
 		r.sources[source] = true
-		for _, d := range a.drawsIn[source] {
-			r.groups[g.root(d)] = true
+		for _, held := range a.drawsIn[source] {
+			r.groups[g.root(held)] = true
 		}
 	}
 	draws := map[string]bool{}
-	for d := range g.parent {
-		draws[d] = r.groups[g.root(d)]
+	for known := range g.parent {
+		draws[known] = r.groups[g.root(known)]
 	}
 	apart, err := d.toFixedPoint(ctx, l, values, o, func() *draw.Rendering {
 		return d.session.Rendering(d.seed, draw.Traced).ApartDraws(d.probe(), draws)
