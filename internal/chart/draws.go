@@ -99,7 +99,7 @@ type pass struct {
 	chart *helmchart.Chart
 	files map[string]string
 	// unseeded says that a template called a function no seed determines (keys, certificates,
-	// bcrypt, the clock).
+	// bcrypt, the clock), in any round.
 	unseeded bool
 	// given are the draws no seed determines of the last round, traced, and what each was
 	// given (draw.Rendering.Given); empty when drawn for real.
@@ -116,13 +116,18 @@ type pass struct {
 // renders the same way after it is applied.
 func (d *drawing) toFixedPoint(ctx context.Context, l *Loaded, values map[string]any, o RenderOptions, newRendering func() *draw.Rendering) (*pass, error) {
 	var overlay []manifest.Object
+	// What a round draws reaches the next through lookup (a certificate generated once, then
+	// read back from the Secret it is written to): the last round holds what no seed determines
+	// when any round drew it, though it may call no function that draws.
+	unseeded := false
 	for round := 1; ; round++ {
 		r, look := newRendering(), d.lookups.round(overlay)
 		ch, files, err := renderChart(ctx, l, values, o, d.funcs(ctx, r, look))
 		if err != nil {
 			return nil, err
 		}
-		p := &pass{chart: ch, files: files, unseeded: r.Unseeded(), given: r.Given(), overlay: overlay}
+		unseeded = unseeded || r.Unseeded()
+		p := &pass{chart: ch, files: files, unseeded: unseeded, given: r.Given(), overlay: overlay}
 		if !look.asked() || round == maxLookupRounds {
 			return p, nil
 		}

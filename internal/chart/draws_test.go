@@ -705,3 +705,36 @@ data:
 		t.Errorf("the host changed: the certificate does not verify against the CA beside it: %v", err)
 	}
 }
+
+// A certificate a chart generates once and reads back with lookup (the fixture certs-lookup, as
+// elasticsearch's chart keeps its transport certificate) is generated for real: what the
+// rendering holds verifies, however many lookup rounds it took.
+func TestRenderStable_aCertificateLookedUpOrGeneratedIsGeneratedForReal(t *testing.T) {
+	l := loadFixture(t, "certs-lookup")
+	cluster := newFakeCluster()
+	render := func(prior Prior) *Rendered {
+		t.Helper()
+		rendered, err := RenderStable(context.Background(), l, nil,
+			RenderOptions{ReleaseName: "web", Namespace: "review-x", Seed: testSeed, Lookup: cluster}, prior)
+		if err != nil {
+			t.Fatalf("render: %v", err)
+		}
+		return rendered
+	}
+	installed := render(Prior{})
+	cert, ca := secretCertificate(t, installed, "web-certs", "tls.crt"), secretCertificate(t, installed, "web-certs", "ca.crt")
+	if err := cert.CheckSignatureFrom(ca); err != nil {
+		t.Errorf("the installed certificate does not verify against the CA beside it: %v", err)
+	}
+	if names := objectNames(installed.Generated); !slices.Contains(names, "Secret/web-certs") {
+		t.Errorf("the install draws the certificate, which its plan cannot show: Generated = %v", names)
+	}
+	cluster.apply(installed, "review-x")
+	next := render(Prior{Documents: applied(installed), Traces: installed.Traces})
+	if got := secretData(t, next, "web-certs", "tls.crt"); got != secretData(t, installed, "web-certs", "tls.crt") {
+		t.Errorf("the plan after the install draws the certificate anew")
+	}
+	if len(next.Generated) > 0 {
+		t.Errorf("the plan after the install draws anew: %v", objectNames(next.Generated))
+	}
+}

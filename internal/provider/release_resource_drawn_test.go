@@ -390,3 +390,70 @@ func TestAccRelease_importOfAHelmReleaseRotatesARotatedPassword(t *testing.T) {
 		t.Errorf("the plan after the apply is not empty:\n%s", out)
 	}
 }
+
+// A certificate a chart generates once and reads back with lookup is installed generated, not
+// as what the plan rendered in its place: it verifies against the CA beside it, the plan after
+// the install is empty, and a change elsewhere keeps it.
+func TestAccRelease_certificateLookedUpOrGeneratedIsInstalledGenerated(t *testing.T) {
+	e := testAccRelease(t)
+	dir := chartserver.FixtureChart("certs-lookup")
+	liveCerts := func() (cert, ca *x509.Certificate, raw string, err error) {
+		s, err := e.kube.CoreV1().Secrets(e.namespace).Get(context.Background(), "crt-certs", metav1.GetOptions{})
+		if err != nil {
+			return nil, nil, "", err
+		}
+		parse := func(key string) (*x509.Certificate, error) {
+			block, _ := pem.Decode(s.Data[key])
+			if block == nil {
+				return nil, fmt.Errorf("the live Secret holds no PEM block at %s: %q", key, s.Data[key])
+			}
+			return x509.ParseCertificate(block.Bytes)
+		}
+		if cert, err = parse("tls.crt"); err != nil {
+			return nil, nil, "", err
+		}
+		if ca, err = parse("ca.crt"); err != nil {
+			return nil, nil, "", err
+		}
+		return cert, ca, string(s.Data["tls.crt"]), cert.CheckSignatureFrom(ca)
+	}
+	var installed string
+	testAccResourceTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: e.chartRelease("crt", dir, ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectUnknownValue("gitlabk8s_release.crt", tfjsonpathManifest("Secret/crt-certs")),
+				}},
+				Check: func(*terraform.State) error {
+					cert, _, raw, err := liveCerts()
+					if err != nil {
+						return err
+					}
+					if cert.Subject.CommonName != "crt-master" {
+						return fmt.Errorf("the live certificate names %q", cert.Subject.CommonName)
+					}
+					installed = raw
+					return nil
+				},
+			},
+			{
+				Config:           e.chartRelease("crt", dir, ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+			{
+				Config: e.chartRelease("crt", dir, `  set = { level = "debug" }`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue("gitlabk8s_release.crt", tfjsonpathManifest("Secret/crt-certs"), knownStringContaining("tls.crt: (sensitive value")),
+				}},
+				Check: func(*terraform.State) error {
+					if _, _, raw, err := liveCerts(); err != nil || raw != installed {
+						return fmt.Errorf("the live certificate changed with another setting, or no longer verifies (%v)", err)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
