@@ -14,9 +14,9 @@ import (
 // isNamespaced says whether a kind is namespaced, usually from the cluster's
 // discovery; nil means [BuiltinIsNamespaced].
 //
-// The values of the Secrets among objs (at least 6 bytes long) are treated
-// as sensitive everywhere, so a password that a chart also writes into a
-// ConfigMap is hidden there too. Use [Redactor.Manifests] to hide further
+// The values of the Secrets among objs (at least 6 bytes long, usernames
+// aside: namesAUser) are treated as sensitive everywhere, so a password that
+// a chart also writes into a ConfigMap is hidden there too. Use [Redactor.Manifests] to hide further
 // values. It is an error for two objects to have the same key.
 func Manifests(objs []Object, defaultNamespace string, isNamespaced func(apiVersion, kind string) bool) (map[string]string, error) {
 	var r *Redactor

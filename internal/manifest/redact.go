@@ -410,7 +410,7 @@ func (r *Redactor) withValues(extra []string) *Redactor {
 }
 
 // harvestSecretValues returns the decoded values of the v1 Secrets in objs
-// that are long enough to hide wherever else they occur.
+// that are long enough to hide wherever else they occur, usernames aside.
 func harvestSecretValues(objs []Object) []string {
 	var values []string
 	for _, obj := range objs {
@@ -418,19 +418,42 @@ func harvestSecretValues(objs []Object) []string {
 			continue
 		}
 		data, _ := obj["data"].(map[string]any)
-		for _, value := range data {
-			if value != nil {
+		for key, value := range data {
+			if value != nil && !namesAUser(key) {
 				values = appendHarvested(values, string(decodeSecretData(value)))
 			}
 		}
 		stringData, _ := obj["stringData"].(map[string]any)
-		for _, value := range stringData {
-			if value != nil {
+		for key, value := range stringData {
+			if value != nil && !namesAUser(key) {
 				values = appendHarvested(values, string(plainBytes(value)))
 			}
 		}
 	}
 	return values
+}
+
+// namesAUser says whether a Secret's key names a username (username, user, admin-user,
+// DB_USER, rootUser, MONGO_INITDB_ROOT_USERNAME), which the Secret hides as it hides every
+// value, but which is not hidden wherever else it occurs: a username is not a secret, and
+// charts write theirs everywhere (elasticsearch's "elastic" is in the name of every object,
+// its image and its probes). A username given as sensitive is hidden wherever it occurs.
+func namesAUser(key string) bool {
+	lower := strings.ToLower(key)
+	for _, name := range []string{"username", "user"} {
+		if lower == name {
+			return true
+		}
+		if strings.HasSuffix(key, strings.ToUpper(name[:1])+name[1:]) && len(key) > len(name) {
+			return true // camelCase: rootUser, adminUsername
+		}
+		for _, sep := range []string{"-", "_", "."} {
+			if strings.HasSuffix(lower, sep+name) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func appendHarvested(values []string, value string) []string {

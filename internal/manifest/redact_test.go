@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -135,6 +137,33 @@ func TestRedactor_harvestsOnlyLongSecretValues(t *testing.T) {
 	got := harvestSecretValues(objs)
 	if len(got) != 1 || got[0] != "long-password" {
 		t.Errorf("harvested %q, want only the long value of the core Secret", got)
+	}
+}
+
+// A username is hidden in its Secret, not wherever else it occurs: elasticsearch's chart writes
+// "elastic" into its credentials and into the name of every object.
+func TestRedactor_leavesUsernamesOfSecretsToTheSecret(t *testing.T) {
+	encoded := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+	secret := Object{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "elasticsearch-master-credentials"},
+		"data": map[string]any{"username": encoded("elastic"), "password": encoded("long-password"), "ADMIN_USER": encoded("administrator"),
+			"rootUser": encoded("superuser"), "mongo-root-username": encoded("mongoadmin"), "users": encoded("alice:secret-hash"), "userkey": encoded("not-a-username")}}
+	got := harvestSecretValues([]Object{secret})
+	slices.Sort(got)
+	if want := []string{"alice:secret-hash", "long-password", "not-a-username"}; !slices.Equal(got, want) {
+		t.Errorf("harvested %q, want %q: the values of the keys that name a user left out", got, want)
+	}
+	service := Object{"apiVersion": "v1", "kind": "Service", "metadata": map[string]any{"name": "elasticsearch-master"},
+		"spec": map[string]any{"selector": map[string]any{"app": "elasticsearch-master"}}}
+	manifests, err := NewRedactor(nil, testRedactionKey, nil).Manifests([]Object{secret, service}, "ns", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := manifests["Service/elasticsearch-master"]; !strings.Contains(text, "app: elasticsearch-master") {
+		t.Errorf("the Service hides the username inside its names:\n%s", text)
+	}
+	text := manifests["Secret/elasticsearch-master-credentials"]
+	if strings.Contains(text, "elastic\n") || strings.Contains(text, encoded("elastic")) || !strings.Contains(text, "username: (sensitive value hmac:") {
+		t.Errorf("the Secret shows its username:\n%s", text)
 	}
 }
 
