@@ -38,6 +38,21 @@ func BenchmarkRender(b *testing.B) {
 func BenchmarkManifests(b *testing.B) {
 	l := loadFixtureB(b, "generated")
 	sensitive := []string{"generated-secret-value", "another-sensitive-value"}
+	eachRenderedSize(b, l, func(b *testing.B, n int, rendered *Rendered) {
+		manifest.ForgetWritten() // as a new process writes them
+		manifests, err := keyedManifests(rendered, "review-x", sensitive, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(manifests) != n {
+			b.Fatalf("%d manifests, want %d", len(manifests), n)
+		}
+	})
+}
+
+// eachRenderedSize renders l at each of benchmarkSizes and runs op on the rendering as a
+// sub-benchmark of that size.
+func eachRenderedSize(b *testing.B, l *Loaded, op func(b *testing.B, n int, rendered *Rendered)) {
 	for _, n := range benchmarkSizes {
 		rendered, err := Render(context.Background(), l, map[string]any{"count": n}, RenderOptions{ReleaseName: "bench", Namespace: "review-x"})
 		if err != nil {
@@ -46,14 +61,7 @@ func BenchmarkManifests(b *testing.B) {
 		b.Run(fmt.Sprintf("objects=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				manifest.ForgetWritten() // as a new process writes them
-				manifests, err := keyedManifests(rendered, "review-x", sensitive, nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if len(manifests) != n {
-					b.Fatalf("%d manifests, want %d", len(manifests), n)
-				}
+				op(b, n, rendered)
 			}
 		})
 	}
@@ -172,4 +180,14 @@ func TestPlanRendering_rendersTwicePlusOncePerRound(t *testing.T) {
 			}
 		}
 	}
+}
+
+// BenchmarkNoPlaceholderLeft is the last check of a rendering of a chart that draws, over every
+// string of its objects.
+func BenchmarkNoPlaceholderLeft(b *testing.B) {
+	eachRenderedSize(b, loadFixtureB(b, "generated"), func(b *testing.B, _ int, rendered *Rendered) {
+		if err := noPlaceholderLeft(rendered.Objects); err != nil {
+			b.Fatal(err)
+		}
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/pem"
+	"errors"
 	"maps"
 	"os"
 	"path/filepath"
@@ -736,5 +737,29 @@ func TestRenderStable_aCertificateLookedUpOrGeneratedIsGeneratedForReal(t *testi
 	}
 	if len(next.Generated) > 0 {
 		t.Errorf("the plan after the install draws anew: %v", objectNames(next.Generated))
+	}
+}
+
+// A rendering holding what a traced rendering writes in place of a key, certificate or hash
+// (as it is, or base64-encoded once or twice as Secret data holds it) is refused, naming the
+// object and the functions; real values, digests and the functions' names in text are not.
+func TestNoPlaceholderLeft_refusesWhatStandsForAGeneratedValue(t *testing.T) {
+	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+	secret := func(value string) manifest.Object {
+		return manifest.Object{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "tls"}, "data": map[string]any{"tls.crt": value}}
+	}
+	placeholder := "Cert genSignedCert:" + strings.Repeat("0a", 16)
+	for _, value := range []string{placeholder, b64(placeholder), b64(b64(placeholder)), b64("htpasswd:" + strings.Repeat("f", 32))} {
+		err := noPlaceholderLeft([]manifest.Object{secret(b64("real")), secret(value)})
+		var left *PlaceholderLeftError
+		if !errors.As(err, &left) || left.Object != "Secret/tls" || len(left.Functions) != 1 {
+			t.Errorf("%q: got %v, want the Secret and its one function named", value, err)
+		}
+	}
+	installed := render(t, loadFixture(t, "zoo-webhook"), Values{}, RenderOptions{ReleaseName: "web", Namespace: "review-x"})
+	for _, value := range []string{b64(secretData(t, installed, "web-webhook-tls", "tls.crt")), "sha256:" + strings.Repeat("0a", 32), "genCA and genSignedCert draw"} {
+		if err := noPlaceholderLeft([]manifest.Object{secret(value)}); err != nil {
+			t.Errorf("%q: %v", value, err)
+		}
 	}
 }

@@ -137,6 +137,9 @@ func RenderStable(ctx context.Context, l *Loaded, values map[string]any, o Rende
 		return nil, err
 	}
 	out.drawing, out.pass, out.Traces = d, result, stable.traces
+	if err := noPlaceholderLeft(slices.Concat(out.Objects, out.Hooks, out.TestHooks)); err != nil {
+		return nil, fmt.Errorf("render chart %s: %w", result.chart.Name(), err)
+	}
 	// Only what install and upgrade apply counts: test hooks may draw names at will.
 	isApplied := map[string]bool{}
 	for _, obj := range slices.Concat(out.Objects, out.Hooks) {

@@ -33,6 +33,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"text/template"
@@ -263,6 +264,22 @@ func PlaceholderDraws(text string) []string {
 	draws := placeholderDraw.FindAllString(text, -1)
 	slices.Sort(draws)
 	return slices.Compact(draws)
+}
+
+// unseededPlaceholder matches a placeholder of a function no seed determines, as Traced mode
+// writes it in place of a string or of a certificate's field.
+var unseededPlaceholder = regexp.MustCompile(`\b(` + strings.Join(Unseeded, "|") + `):[0-9a-f]{32}\b`)
+
+// UnseededPlaceholders returns the functions, sorted, each once, of the placeholders of
+// functions no seed determines that text holds: what a Traced rendering writes in place of a
+// key, a certificate or a hash, which no applied rendering holds.
+func UnseededPlaceholders(text string) []string {
+	var names []string
+	for _, m := range unseededPlaceholder.FindAllStringSubmatch(text, -1) {
+		names = append(names, m[1])
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
 }
 
 // callID names a call by its function, arguments and how many identical calls the rendering
