@@ -707,9 +707,11 @@ data:
 	}
 }
 
-// A certificate a chart generates once and reads back with lookup (the fixture certs-lookup, as
-// elasticsearch's chart keeps its transport certificate) is generated for real: what the
-// rendering holds verifies, however many lookup rounds it took.
+// Certificates a chart generates once and reads back with lookup (the fixture certs-lookup: as
+// elasticsearch's chart keeps its transport certificate, and a CA read back with
+// buildCustomCert to sign another, as many charts keep the CA of their webhooks) are generated
+// for real: what the rendering holds verifies, however many lookup rounds it took, and later
+// plans keep them.
 func TestRenderStable_aCertificateLookedUpOrGeneratedIsGeneratedForReal(t *testing.T) {
 	l := loadFixture(t, "certs-lookup")
 	cluster := newFakeCluster()
@@ -722,21 +724,37 @@ func TestRenderStable_aCertificateLookedUpOrGeneratedIsGeneratedForReal(t *testi
 		}
 		return rendered
 	}
-	installed := render(Prior{})
-	cert, ca := secretCertificate(t, installed, "web-certs", "tls.crt"), secretCertificate(t, installed, "web-certs", "ca.crt")
-	if err := cert.CheckSignatureFrom(ca); err != nil {
-		t.Errorf("the installed certificate does not verify against the CA beside it: %v", err)
+	verifies := func(r *Rendered, name, caSecret, caKey string) {
+		t.Helper()
+		if err := secretCertificate(t, r, name, "tls.crt").CheckSignatureFrom(secretCertificate(t, r, caSecret, caKey)); err != nil {
+			t.Errorf("Secret %s's certificate does not verify against the CA of %s: %v", name, caSecret, err)
+		}
 	}
-	if names := objectNames(installed.Generated); !slices.Contains(names, "Secret/web-certs") {
-		t.Errorf("the install draws the certificate, which its plan cannot show: Generated = %v", names)
+	installed := render(Prior{})
+	verifies(installed, "web-certs", "web-certs", "ca.crt")
+	// The CA read back with buildCustomCert signs the certificate beside it.
+	verifies(installed, "web-api-tls", "web-ca", "tls.crt")
+	if names := objectNames(installed.Generated); !slices.Contains(names, "Secret/web-certs") || !slices.Contains(names, "Secret/web-api-tls") {
+		t.Errorf("the install draws the certificates, which its plan cannot show: Generated = %v", names)
 	}
 	cluster.apply(installed, "review-x")
 	next := render(Prior{Documents: applied(installed), Traces: installed.Traces})
-	if got := secretData(t, next, "web-certs", "tls.crt"); got != secretData(t, installed, "web-certs", "tls.crt") {
-		t.Errorf("the plan after the install draws the certificate anew")
+	for _, name := range []string{"web-certs", "web-ca"} {
+		if got := secretData(t, next, name, "tls.crt"); got != secretData(t, installed, name, "tls.crt") {
+			t.Errorf("the plan after the install draws Secret %s anew", name)
+		}
 	}
-	if len(next.Generated) > 0 {
-		t.Errorf("the plan after the install draws anew: %v", objectNames(next.Generated))
+	// The certificate signed by the CA read back is drawn from the CA itself now, where the
+	// install drew it from the CA it generated: drawn anew once, as Helm draws it at every
+	// upgrade, signed by the kept CA; and kept from then on.
+	verifies(next, "web-api-tls", "web-ca", "tls.crt")
+	if names := objectNames(next.Generated); !slices.Equal(names, []string{"Secret/web-api-tls"}) {
+		t.Errorf("the plan after the install draws anew %v, want the certificate signed by the CA read back alone", names)
+	}
+	cluster.apply(next, "review-x")
+	after := render(Prior{Documents: applied(next), Traces: next.Traces})
+	if len(after.Generated) > 0 || secretData(t, after, "web-api-tls", "tls.crt") != secretData(t, next, "web-api-tls", "tls.crt") {
+		t.Errorf("the plan after that apply draws anew: %v", objectNames(after.Generated))
 	}
 }
 

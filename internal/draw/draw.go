@@ -69,6 +69,10 @@ var Seeded = []string{"randAlphaNum", "randAlpha", "randAscii", "randNumeric", "
 // Clock names the template functions that read the clock.
 var Clock = []string{"now", "ago"}
 
+// ReadingDrawn names the template functions, drawing nothing themselves, that a rendering
+// replaces to read what one of Unseeded returned in Traced mode (customCert).
+var ReadingDrawn = []string{"buildCustomCert"}
+
 // Session holds what one plan or apply draws without a seed, so that each of its renderings
 // gets the same key or certificate for the same call.
 type Session struct {
@@ -179,7 +183,36 @@ func (r *Rendering) Funcs() template.FuncMap {
 	for _, name := range Unseeded {
 		funcs[name] = r.unseededFunc(name, reflect.ValueOf(sprigFuncs[name]))
 	}
+	funcs["buildCustomCert"] = r.customCert(reflect.ValueOf(sprigFuncs["buildCustomCert"]))
 	return funcs
+}
+
+// customCert wraps sprig's buildCustomCert, which parses a certificate and its key given in
+// base64. Given, in Traced mode, what a traced rendering writes for a certificate no seed
+// determines (a CA generated at install and read back with lookup to sign others, as many
+// charts keep theirs), it returns that stand-in as the function that drew it did, where the
+// real function would fail to parse it; anything else, and every call in Applied mode, is the
+// real function's.
+func (r *Rendering) customCert(f reflect.Value) any {
+	t := f.Type()
+	return reflect.MakeFunc(t, func(args []reflect.Value) []reflect.Value {
+		if r.mode == Traced && len(args) == 2 && args[0].Kind() == reflect.String && args[1].Kind() == reflect.String {
+			cert, certErr := base64.StdEncoding.DecodeString(args[0].String())
+			key, keyErr := base64.StdEncoding.DecodeString(args[1].String())
+			if certErr == nil && keyErr == nil && (unseededPlaceholder.Match(cert) || unseededPlaceholder.Match(key)) {
+				out := make([]reflect.Value, t.NumOut())
+				for i := range out {
+					out[i] = reflect.New(t.Out(i)).Elem()
+				}
+				if c := out[0]; c.Kind() == reflect.Struct {
+					c.FieldByName("Cert").SetString(string(cert))
+					c.FieldByName("Key").SetString(string(key))
+				}
+				return out
+			}
+		}
+		return f.Call(args)
+	}).Interface()
 }
 
 // randString draws as goutils' random string functions do, from the call's stream; like

@@ -159,11 +159,12 @@ func TestRendering_apartChangesOnlyWhatNoSeedDetermines(t *testing.T) {
 	}
 }
 
-// The functions a rendering replaces are exactly those Seeded, Unseeded and Clock name: what
-// tells a chart that draws from one that does not (chart's mayDraw) reads those lists.
+// The functions a rendering replaces are exactly those Seeded, Unseeded, Clock and ReadingDrawn
+// name: what tells a chart that draws from one that does not (chart's mayDraw) reads the first
+// three lists.
 func TestFuncs_areTheNamedOnes(t *testing.T) {
 	got := slices.Sorted(maps.Keys(NewSession(time.Now()).Rendering(seedA, Traced).Funcs()))
-	want := slices.Sorted(slices.Values(slices.Concat(Seeded, Unseeded, Clock)))
+	want := slices.Sorted(slices.Values(slices.Concat(Seeded, Unseeded, Clock, ReadingDrawn)))
 	if !slices.Equal(got, want) {
 		t.Errorf("Funcs replaces %q, the lists name %q", got, want)
 	}

@@ -391,33 +391,55 @@ func TestAccRelease_importOfAHelmReleaseRotatesARotatedPassword(t *testing.T) {
 	}
 }
 
-// A certificate a chart generates once and reads back with lookup is installed generated, not
-// as what the plan rendered in its place: it verifies against the CA beside it, the plan after
-// the install is empty, and a change elsewhere keeps it.
+// Certificates a chart generates once and reads back with lookup (certs-lookup: elasticsearch's
+// transport certificate, and a CA read back with buildCustomCert to sign a certificate drawn at
+// every rendering) are installed generated, not as what the plan rendered in their place: each
+// verifies against its CA. The certificate the CA read back signs is drawn anew once, by the
+// first plan after the install (the install drew it from the CA it generated), and kept from
+// then on; a change elsewhere keeps every one.
 func TestAccRelease_certificateLookedUpOrGeneratedIsInstalledGenerated(t *testing.T) {
 	e := testAccRelease(t)
 	dir := chartserver.FixtureChart("certs-lookup")
-	liveCerts := func() (cert, ca *x509.Certificate, raw string, err error) {
-		s, err := e.kube.CoreV1().Secrets(e.namespace).Get(context.Background(), "crt-certs", metav1.GetOptions{})
-		if err != nil {
-			return nil, nil, "", err
-		}
-		parse := func(key string) (*x509.Certificate, error) {
+	// live reads Secret name's certificate and verifies it against the CA at caKey of Secret
+	// caSecret, returning the certificate's text.
+	live := func(name, caSecret, caKey string) (string, error) {
+		read := func(secret, key string) (*x509.Certificate, []byte, error) {
+			s, err := e.kube.CoreV1().Secrets(e.namespace).Get(context.Background(), secret, metav1.GetOptions{})
+			if err != nil {
+				return nil, nil, err
+			}
 			block, _ := pem.Decode(s.Data[key])
 			if block == nil {
-				return nil, fmt.Errorf("the live Secret holds no PEM block at %s: %q", key, s.Data[key])
+				return nil, nil, fmt.Errorf("the live Secret %s holds no PEM block at %s: %q", secret, key, s.Data[key])
 			}
-			return x509.ParseCertificate(block.Bytes)
+			cert, err := x509.ParseCertificate(block.Bytes)
+			return cert, s.Data[key], err
 		}
-		if cert, err = parse("tls.crt"); err != nil {
-			return nil, nil, "", err
+		cert, text, err := read(name, "tls.crt")
+		if err != nil {
+			return "", err
 		}
-		if ca, err = parse("ca.crt"); err != nil {
-			return nil, nil, "", err
+		ca, _, err := read(caSecret, caKey)
+		if err != nil {
+			return "", err
 		}
-		return cert, ca, string(s.Data["tls.crt"]), cert.CheckSignatureFrom(ca)
+		if err := cert.CheckSignatureFrom(ca); err != nil {
+			return "", fmt.Errorf("Secret %s's certificate does not verify against the CA of %s: %w", name, caSecret, err)
+		}
+		return string(text), nil
 	}
-	var installed string
+	type certs struct{ transport, ca, api string }
+	liveCerts := func() (c certs, err error) {
+		if c.transport, err = live("crt-certs", "crt-certs", "ca.crt"); err != nil {
+			return c, err
+		}
+		if c.ca, err = live("crt-ca", "crt-ca", "tls.crt"); err != nil {
+			return c, err
+		}
+		c.api, err = live("crt-api-tls", "crt-ca", "tls.crt")
+		return c, err
+	}
+	var installed, redrawn certs
 	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
@@ -425,16 +447,29 @@ func TestAccRelease_certificateLookedUpOrGeneratedIsInstalledGenerated(t *testin
 				Config: e.chartRelease("crt", dir, ""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectUnknownValue("gitlabk8s_release.crt", tfjsonpathManifest("Secret/crt-certs")),
+					plancheck.ExpectUnknownValue("gitlabk8s_release.crt", tfjsonpathManifest("Secret/crt-api-tls")),
 				}},
-				Check: func(*terraform.State) error {
-					cert, _, raw, err := liveCerts()
-					if err != nil {
+				// The plan after the install draws the certificate the CA read back signs anew.
+				ExpectNonEmptyPlan: true,
+				Check: func(*terraform.State) (err error) {
+					installed, err = liveCerts()
+					return err
+				},
+			},
+			{
+				Config: e.chartRelease("crt", dir, ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue("gitlabk8s_release.crt", tfjsonpathManifest("Secret/crt-certs"), knownStringContaining("tls.crt: (sensitive value")),
+					plancheck.ExpectKnownValue("gitlabk8s_release.crt", tfjsonpathManifest("Secret/crt-ca"), knownStringContaining("tls.crt: (sensitive value")),
+					plancheck.ExpectUnknownValue("gitlabk8s_release.crt", tfjsonpathManifest("Secret/crt-api-tls")),
+				}},
+				Check: func(*terraform.State) (err error) {
+					if redrawn, err = liveCerts(); err != nil {
 						return err
 					}
-					if cert.Subject.CommonName != "crt-master" {
-						return fmt.Errorf("the live certificate names %q", cert.Subject.CommonName)
+					if redrawn.transport != installed.transport || redrawn.ca != installed.ca {
+						return fmt.Errorf("a certificate read back with lookup changed after the install")
 					}
-					installed = raw
 					return nil
 				},
 			},
@@ -444,12 +479,9 @@ func TestAccRelease_certificateLookedUpOrGeneratedIsInstalledGenerated(t *testin
 			},
 			{
 				Config: e.chartRelease("crt", dir, `  set = { level = "debug" }`),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectKnownValue("gitlabk8s_release.crt", tfjsonpathManifest("Secret/crt-certs"), knownStringContaining("tls.crt: (sensitive value")),
-				}},
 				Check: func(*terraform.State) error {
-					if _, _, raw, err := liveCerts(); err != nil || raw != installed {
-						return fmt.Errorf("the live certificate changed with another setting, or no longer verifies (%v)", err)
+					if got, err := liveCerts(); err != nil || got != redrawn {
+						return fmt.Errorf("a live certificate changed with another setting, or no longer verifies (%v)", err)
 					}
 					return nil
 				},
