@@ -104,6 +104,9 @@ type pass struct {
 	// given are the draws no seed determines of the last round, traced, and what each was
 	// given (draw.Rendering.Given); empty when drawn for real.
 	given map[string][]string
+	// calls are the calls of every round's placeholders by draw (draw.Rendering.Calls): a
+	// round may copy what an earlier one drew.
+	calls map[string]string
 	// overlay are the objects laid over what lookup finds in the last round.
 	overlay []manifest.Object
 }
@@ -119,7 +122,7 @@ func (d *drawing) toFixedPoint(ctx context.Context, l *Loaded, values map[string
 	// What a round draws reaches the next through lookup (a certificate generated once, then
 	// read back from the Secret it is written to): the last round holds what no seed determines
 	// when any round drew it, though it may call no function that draws.
-	unseeded := false
+	unseeded, calls := false, map[string]string{}
 	for round := 1; ; round++ {
 		r, look := newRendering(), d.lookups.round(overlay)
 		ch, files, err := renderChart(ctx, l, values, o, d.funcs(ctx, r, look))
@@ -127,7 +130,8 @@ func (d *drawing) toFixedPoint(ctx context.Context, l *Loaded, values map[string
 			return nil, err
 		}
 		unseeded = unseeded || r.Unseeded()
-		p := &pass{chart: ch, files: files, unseeded: unseeded, given: r.Given(), overlay: overlay}
+		maps.Copy(calls, r.Calls())
+		p := &pass{chart: ch, files: files, unseeded: unseeded, given: r.Given(), calls: maps.Clone(calls), overlay: overlay}
 		if !look.asked() || round == maxLookupRounds {
 			return p, nil
 		}

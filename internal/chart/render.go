@@ -56,6 +56,10 @@ type RenderOptions struct {
 	Patches *patch.Set
 }
 
+// StandIns are, by the SHA-256 of a value no seed determines (draw.StandInKey), the call whose
+// placeholder a traced rendering wrote for it.
+type StandIns = map[string]draw.StandIn
+
 // Rendered is a chart rendered as Helm's install or upgrade would render it.
 type Rendered struct {
 	// Objects are the objects Helm applies, in Helm's install order.
@@ -90,6 +94,11 @@ type Rendered struct {
 	// rendering (randAlphaNum, uuidv4, genCA, now...) with no earlier
 	// revision to take them from, see [RenderStable].
 	Generated []manifest.Object
+	// StandIns are, by the SHA-256 of each value no seed determines that the rendering holds
+	// (draw.StandInKey), the call whose placeholder a traced rendering wrote for it: what a later
+	// rendering given the value back (a CA read back with lookup and buildCustomCert) writes in
+	// a traced rendering, so that what is made from it traces alike (Prior.StandIns).
+	StandIns StandIns
 	// NamesGenerated is set when a generated value names an object, so the
 	// set of objects itself differs from one rendering to the next.
 	NamesGenerated bool

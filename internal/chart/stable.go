@@ -4,11 +4,13 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"reflect"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -61,6 +63,9 @@ type Prior struct {
 	// Traces: traced as the rendering at hand is, a value drawn from an input changed since (a
 	// rotated password's hash) is drawn anew.
 	Recorded *RecordedRendering
+	// StandIns are those that apply recorded (Rendered.StandIns): given one of its keys, CAs
+	// read back, the rendering traces them as that apply did.
+	StandIns StandIns
 }
 
 // RecordedRendering is a chart and the values Helm recorded a release was rendered from, and
@@ -94,6 +99,7 @@ type RecordedRendering struct {
 // that renders exactly that.
 func RenderStable(ctx context.Context, l *Loaded, values map[string]any, o RenderOptions, prior Prior) (*Rendered, error) {
 	d := newDrawing(o)
+	d.session.UseStandIns(prior.StandIns)
 	traced, t, err := d.traceAll(ctx, l, values, o)
 	if err != nil {
 		return nil, err
@@ -115,7 +121,7 @@ func RenderStable(ctx context.Context, l *Loaded, values map[string]any, o Rende
 			prior.Traces = recorded
 		}
 	}
-	s := &stabilizer{prior: prior, before: priorObjects(prior.Documents), drawing: d, traces: *t, groups: newDrawGroups(traced.given)}
+	s := &stabilizer{prior: prior, before: priorObjects(prior.Documents), drawing: d, traces: *t, groups: newDrawGroups(traced.given), calls: traced.calls}
 	result := traced
 	stable, err := s.run(traced.files)
 	if err == nil && s.unseededAnew {
@@ -136,7 +142,7 @@ func RenderStable(ctx context.Context, l *Loaded, values map[string]any, o Rende
 	if err != nil {
 		return nil, err
 	}
-	out.drawing, out.pass, out.Traces = d, result, stable.traces
+	out.drawing, out.pass, out.Traces, out.StandIns = d, result, stable.traces, stable.standIns
 	if err := noPlaceholderLeft(slices.Concat(out.Objects, out.Hooks, out.TestHooks)); err != nil {
 		return nil, fmt.Errorf("render chart %s: %w", result.chart.Name(), err)
 	}
@@ -222,6 +228,9 @@ type stabilized struct {
 	generated, renamed []manifest.Object
 	// traces are the traces of the drawn values by place.
 	traces map[string]string
+	// standIns are the calls whose placeholders stood in for the values no seed determines
+	// that the rendering holds (see Rendered.StandIns).
+	standIns map[string]draw.StandIn
 }
 
 // documentPlace says where an object is in a chart's output, so that the same object is found
@@ -307,6 +316,8 @@ type stabilizer struct {
 	anew         anewFound
 	redraw       *redrawn
 	out          *stabilized
+	// calls are the calls of the traced rendering's placeholders by draw (draw.Rendering.Calls).
+	calls map[string]string
 	// anewObject says that the object at hand has a value drawn anew that another rendering
 	// would not draw alike; renamed, that its name is such a value.
 	anewObject, renamed bool
@@ -391,7 +402,7 @@ func (r *redrawn) drawsAnew(g *drawGroups, source string, draws []string) bool {
 
 // run returns applied, a rendering drawing from the seed, with its drawn values decided.
 func (s *stabilizer) run(applied map[string]string) (*stabilized, error) {
-	s.out = &stabilized{files: make(map[string]string, len(applied)), traces: map[string]string{}}
+	s.out = &stabilized{files: make(map[string]string, len(applied)), traces: map[string]string{}, standIns: map[string]draw.StandIn{}}
 	for _, source := range slices.Sorted(maps.Keys(applied)) {
 		if s.traces.traced[source] == s.traces.probed[source] {
 			s.out.files[source] = applied[source]
@@ -583,10 +594,14 @@ func (s *stabilizer) drawn(v [4]any, prior any, hasPrior bool, at string) any {
 		}
 	}
 	if keep {
+		if unseeded {
+			s.noteStandIn(prior, v[1])
+		}
 		return prior
 	}
 	if unseeded {
 		s.unseededAnew = true
+		s.noteStandIn(v[0], v[1])
 	}
 	if unseeded || !s.drawing.reproducible {
 		s.anewObject = true
@@ -595,6 +610,32 @@ func (s *stabilizer) drawn(v [4]any, prior any, hasPrior bool, at string) any {
 		}
 	}
 	return v[0]
+}
+
+// standInText matches what a traced rendering writes for a call no seed determines: its
+// placeholder, after the result's field for a certificate's (see draw.StandIn).
+var standInText = regexp.MustCompile(`^(?:([A-Za-z]+) )?([A-Za-z0-9]+:[0-9a-f]{32})$`)
+
+// noteStandIn notes that the placeholder traced, whole (or base64-encoded whole, as the value
+// is), stood in for value: a later traced rendering given value back writes that placeholder.
+func (s *stabilizer) noteStandIn(value, traced any) {
+	text, _ := value.(string)
+	stand, _ := traced.(string)
+	if decoded, err := base64.StdEncoding.DecodeString(stand); err == nil && !standInText.MatchString(stand) {
+		stand = string(decoded)
+		decodedValue, err := base64.StdEncoding.DecodeString(text)
+		if err != nil {
+			return
+		}
+		text = string(decodedValue)
+	}
+	m := standInText.FindStringSubmatch(stand)
+	if m == nil || text == "" {
+		return
+	}
+	if call, ok := s.calls[m[2]]; ok {
+		s.out.standIns[draw.StandInKey(text)] = draw.StandIn{Field: m[1], Call: call}
+	}
 }
 
 // priorTrace is the trace prior recorded at at, found by the place's name or else by its

@@ -79,6 +79,32 @@ type Session struct {
 	now   time.Time
 	mu    sync.Mutex
 	drawn map[string][]reflect.Value
+	// standIns are the calls that stood in, in a Traced rendering, for values an Applied one
+	// drew, by the SHA-256 of the value (see StandIns); read-only once renderings start.
+	standIns map[string]StandIn
+}
+
+// StandIn is the call of a function no seed determines whose placeholder a Traced rendering
+// wrote where an Applied one drew a value: the result's field holding it (Cert, Key; empty for
+// a string result) and the call's identity. A later Traced rendering given that value back
+// (a CA read back with lookup and buildCustomCert) writes the same placeholder for it, so what
+// is made from it traces as it did.
+type StandIn struct {
+	Field string `json:"field,omitempty"`
+	Call  string `json:"call"`
+}
+
+// StandInKey is the key of a value in a StandIn map: the hex SHA-256 of its text.
+func StandInKey(text string) string {
+	sum := sha256.Sum256([]byte(text))
+	return hex.EncodeToString(sum[:])
+}
+
+// UseStandIns makes s's Traced renderings write, for a value standIns holds given to
+// buildCustomCert, its call's placeholder. Call it before the first rendering.
+func (s *Session) UseStandIns(standIns map[string]StandIn) *Session {
+	s.standIns = standIns
+	return s
 }
 
 // NewSession returns a session whose clock reads now.
@@ -117,12 +143,15 @@ type Rendering struct {
 	// ApartDraws).
 	apartDraws     map[string]bool
 	apartDrawsSeed []byte
+	// calls holds, in Traced mode, the identity of each placeholder's call by its draw (see
+	// Calls).
+	callsOf map[string]string
 }
 
 // Rendering returns the functions of one rendering with seed in mode. Use a new one for each
 // rendering: calls are numbered from the start of the rendering.
 func (s *Session) Rendering(seed []byte, mode Mode) *Rendering {
-	return &Rendering{session: s, seed: seed, apart: seed, mode: mode, calls: map[string]int{}, given: map[string][]string{}}
+	return &Rendering{session: s, seed: seed, apart: seed, mode: mode, calls: map[string]int{}, given: map[string][]string{}, callsOf: map[string]string{}}
 }
 
 // Apart makes r's placeholders and clock in Traced mode draw from seed instead, while the
@@ -188,25 +217,40 @@ func (r *Rendering) Funcs() template.FuncMap {
 }
 
 // customCert wraps sprig's buildCustomCert, which parses a certificate and its key given in
-// base64. Given, in Traced mode, what a traced rendering writes for a certificate no seed
+// base64. In Traced mode, given what a traced rendering writes for a certificate no seed
 // determines (a CA generated at install and read back with lookup to sign others, as many
 // charts keep theirs), it returns that stand-in as the function that drew it did, where the
-// real function would fail to parse it; anything else, and every call in Applied mode, is the
-// real function's.
+// real function would fail to parse it; given a certificate and key an Applied rendering drew
+// and the session's stand-ins hold (the same CA read back once applied), it returns the
+// placeholders of the call that stood in for them, so that what is made from the CA traces as
+// it did when it was drawn. Anything else, and every call in Applied mode, is the real
+// function's.
 func (r *Rendering) customCert(f reflect.Value) any {
 	t := f.Type()
 	return reflect.MakeFunc(t, func(args []reflect.Value) []reflect.Value {
 		if r.mode == Traced && len(args) == 2 && args[0].Kind() == reflect.String && args[1].Kind() == reflect.String {
 			cert, certErr := base64.StdEncoding.DecodeString(args[0].String())
 			key, keyErr := base64.StdEncoding.DecodeString(args[1].String())
-			if certErr == nil && keyErr == nil && (unseededPlaceholder.Match(cert) || unseededPlaceholder.Match(key)) {
+			if certErr == nil && keyErr == nil {
+				certText, keyText := string(cert), string(key)
+				if !unseededPlaceholder.Match(cert) && !unseededPlaceholder.Match(key) {
+					// A certificate an Applied rendering drew, given back: its call's
+					// placeholder, as the rendering that drew it wrote.
+					var certIn, keyIn bool
+					if certText, certIn = r.standIn(certText); !certIn {
+						return f.Call(args)
+					}
+					if keyText, keyIn = r.standIn(keyText); !keyIn {
+						return f.Call(args)
+					}
+				}
 				out := make([]reflect.Value, t.NumOut())
 				for i := range out {
 					out[i] = reflect.New(t.Out(i)).Elem()
 				}
 				if c := out[0]; c.Kind() == reflect.Struct {
-					c.FieldByName("Cert").SetString(string(cert))
-					c.FieldByName("Key").SetString(string(key))
+					c.FieldByName("Cert").SetString(certText)
+					c.FieldByName("Key").SetString(keyText)
 				}
 				return out
 			}
@@ -242,17 +286,48 @@ func (r *Rendering) unseededFunc(name string, f reflect.Value) any {
 		id := r.callID(name, args)
 		r.unseeded.Store(true)
 		if r.mode == Traced {
-			draw := name + ":" + hex.EncodeToString(r.digestWith(r.apart, id)[:16])
-			r.mu.Lock()
-			r.given[draw] = PlaceholderDraws(id)
-			r.mu.Unlock()
-			if r.apartDraws[draw] {
-				return placeholders(t, name+":"+hex.EncodeToString(r.digestWith(r.apartDrawsSeed, id)[:16]))
-			}
-			return placeholders(t, draw)
+			return placeholders(t, r.placeholder(name, id))
 		}
 		return r.session.once(hex.EncodeToString(r.digest(id)), func() []reflect.Value { return f.Call(args) })
 	}).Interface()
+}
+
+// placeholder returns the placeholder of the call id of name in Traced mode, and notes its
+// draw: what it was given, and the call.
+func (r *Rendering) placeholder(name, id string) string {
+	draw := name + ":" + hex.EncodeToString(r.digestWith(r.apart, id)[:16])
+	r.mu.Lock()
+	r.given[draw] = PlaceholderDraws(id)
+	r.callsOf[draw] = id
+	r.mu.Unlock()
+	if r.apartDraws[draw] {
+		return name + ":" + hex.EncodeToString(r.digestWith(r.apartDrawsSeed, id)[:16])
+	}
+	return draw
+}
+
+// Calls returns, for each draw whose placeholder r wrote in Traced mode (as Given names it),
+// the identity of its call.
+func (r *Rendering) Calls() map[string]string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return maps.Clone(r.callsOf)
+}
+
+// standIn returns what r writes, in Traced mode, for text, a value an Applied rendering drew
+// that the session's stand-ins hold: the placeholder of the call that stood in for it.
+func (r *Rendering) standIn(text string) (string, bool) {
+	in, ok := r.session.standIns[StandInKey(text)]
+	if !ok {
+		return "", false
+	}
+	name, _, _ := strings.Cut(in.Call, "\x00")
+	r.unseeded.Store(true)
+	placeholder := r.placeholder(name, in.Call)
+	if in.Field == "" {
+		return placeholder, true
+	}
+	return in.Field + " " + placeholder, true
 }
 
 // placeholders returns values of t's result types that stand for draw (the function's name and

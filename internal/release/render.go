@@ -91,6 +91,9 @@ type Generated struct {
 	// Documents are the outputs of the last apply's templates that draw, for a plan that cannot
 	// read the release from the cluster.
 	Documents []chart.Document `json:"documents,omitempty"`
+	// StandIns are what stood in for the keys and certificates the last apply drew, in its
+	// traced rendering (chart.Rendered.StandIns).
+	StandIns chart.StandIns `json:"stand_ins,omitempty"`
 }
 
 // WithSeed returns g with a seed, drawing one when it has none.
@@ -164,7 +167,7 @@ func (r *Request) Load(ctx context.Context) (*chart.Loaded, error) {
 // the Generated record, with its traces; without traces (a release Helm applied, taken over or
 // imported), the chart and values Helm recorded, which the rendering traces instead.
 func (r *Request) Prior() chart.Prior {
-	prior := chart.Prior{Documents: r.Generated.Documents, Traces: r.Generated.Traces}
+	prior := chart.Prior{Documents: r.Generated.Documents, Traces: r.Generated.Traces, StandIns: r.Generated.StandIns}
 	if !r.History.Read {
 		return prior
 	}
@@ -312,7 +315,7 @@ func (r *Request) keepUnchanged(rendering *Rendering, previous map[string]string
 // Drawn returns the Generated record of r drawn from seed: the traces of its drawn values and
 // the outputs of the templates that draw, for the next plan.
 func (r *Rendering) Drawn(seed []byte) Generated {
-	gen := Generated{Seed: seed, Traces: r.Rendered.Traces}
+	gen := Generated{Seed: seed, Traces: r.Rendered.Traces, StandIns: r.Rendered.StandIns}
 	for _, source := range r.Rendered.Varying {
 		gen.Documents = append(gen.Documents, chart.Document{Source: source, Text: r.Rendered.Files[source]})
 	}
