@@ -143,7 +143,7 @@ type Rendering struct {
 	// ApartDraws).
 	apartDraws     map[string]bool
 	apartDrawsSeed []byte
-	// calls holds, in Traced mode, the identity of each placeholder's call by its draw (see
+	// callsOf holds, in Traced mode, the identity of each placeholder's call by its draw (see
 	// Calls).
 	callsOf map[string]string
 }
