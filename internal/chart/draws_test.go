@@ -763,6 +763,19 @@ func TestRenderStable_aCertificateLookedUpOrGeneratedIsGeneratedForReal(t *testi
 	}
 }
 
+// A stabilized rendering that would apply a stand-in is refused as a whole: RenderStable's
+// last check. A chart reaches one only in a way its renderings do not follow; a value given in
+// holds one here, in the ConfigMap beside the certificates.
+func TestRenderStable_refusesARenderingLeftHoldingAStandIn(t *testing.T) {
+	level := "genSignedCert:" + strings.Repeat("0a", 16)
+	_, err := RenderStable(context.Background(), loadFixture(t, "certs-lookup"), map[string]any{"level": level},
+		RenderOptions{ReleaseName: "web", Namespace: "review-x", Seed: testSeed, Lookup: newFakeCluster()}, Prior{})
+	var left *PlaceholderLeftError
+	if !errors.As(err, &left) || left.Object != "ConfigMap/web-config" || !slices.Equal(left.Functions, []string{"genSignedCert"}) {
+		t.Errorf("got %v, want the ConfigMap and genSignedCert named", err)
+	}
+}
+
 // A rendering holding what a traced rendering writes in place of a key, certificate or hash
 // (as it is, or base64-encoded once or twice as Secret data holds it) is refused, naming the
 // object and the functions; real values, digests and the functions' names in text are not.

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -612,29 +611,25 @@ func (s *stabilizer) drawn(v [4]any, prior any, hasPrior bool, at string) any {
 	return v[0]
 }
 
-// standInText matches what a traced rendering writes for a call no seed determines: its
-// placeholder, after the result's field for a certificate's (see draw.StandIn).
-var standInText = regexp.MustCompile(`^(?:([A-Za-z]+) )?([A-Za-z0-9]+:[0-9a-f]{32})$`)
-
 // noteStandIn notes that the placeholder traced, whole (or base64-encoded whole, as the value
 // is), stood in for value: a later traced rendering given value back writes that placeholder.
 func (s *stabilizer) noteStandIn(value, traced any) {
 	text, _ := value.(string)
 	stand, _ := traced.(string)
-	if decoded, err := base64.StdEncoding.DecodeString(stand); err == nil && !standInText.MatchString(stand) {
-		stand = string(decoded)
+	field, drawn, whole := draw.ParsePlaceholder(stand)
+	if decoded, err := base64.StdEncoding.DecodeString(stand); err == nil && !whole {
 		decodedValue, err := base64.StdEncoding.DecodeString(text)
 		if err != nil {
 			return
 		}
 		text = string(decodedValue)
+		field, drawn, whole = draw.ParsePlaceholder(string(decoded))
 	}
-	m := standInText.FindStringSubmatch(stand)
-	if m == nil || text == "" {
+	if !whole || text == "" {
 		return
 	}
-	if call, ok := s.calls[m[2]]; ok {
-		s.out.standIns[draw.StandInKey(text)] = draw.StandIn{Field: m[1], Call: call}
+	if call, ok := s.calls[drawn]; ok {
+		s.out.standIns[draw.StandInKey(text)] = draw.StandIn{Field: field, Call: call}
 	}
 }
 

@@ -366,6 +366,20 @@ func (r *Rendering) Given() map[string][]string {
 // digits.
 var placeholderDraw = regexp.MustCompile(`[A-Za-z0-9]+:[0-9a-f]{32}`)
 
+// wholePlaceholder matches the whole of what Traced mode writes in place of one result: a
+// placeholder, after the name of the result's field for a certificate's (see placeholders).
+var wholePlaceholder = regexp.MustCompile(`^(?:([A-Z][A-Za-z]*) )?(` + placeholderDraw.String() + `)$`)
+
+// ParsePlaceholder returns the result's field (empty for a string result) and the draw that
+// text names, when text is, whole, what Traced mode writes in place of one result.
+func ParsePlaceholder(text string) (field, draw string, ok bool) {
+	m := wholePlaceholder.FindStringSubmatch(text)
+	if m == nil {
+		return "", "", false
+	}
+	return m[1], m[2], true
+}
+
 // PlaceholderDraws returns the draws the placeholders in text name, sorted, each once; text may
 // hold other words of that form, which only a Given's draws tell apart.
 func PlaceholderDraws(text string) []string {

@@ -2,6 +2,7 @@ package draw
 
 import (
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/pem"
 	"maps"
 	"slices"
@@ -167,5 +168,74 @@ func TestFuncs_areTheNamedOnes(t *testing.T) {
 	want := slices.Sorted(slices.Values(slices.Concat(Seeded, Unseeded, Clock, ReadingDrawn)))
 	if !slices.Equal(got, want) {
 		t.Errorf("Funcs replaces %q, the lists name %q", got, want)
+	}
+}
+
+// buildCustomCert given back what a rendering drew: in Traced mode a stand-in is passed
+// through, a certificate and key whose stand-ins the session holds both become those stand-ins,
+// and anything else, as every call in Applied mode, is parsed by the real function.
+func TestRendering_customCertReadsBackWhatStoodIn(t *testing.T) {
+	const drawCA = `{{ $ca := genCA "ca" 30 }}{{ $ca.Cert | b64enc }}|{{ $ca.Key | b64enc }}`
+	const readCA = `{{ $ca := buildCustomCert .cert .key }}{{ $ca.Cert }}|{{ $ca.Key }}`
+	applied := strings.Split(execute(t, NewSession(time.Now()).Rendering(seedA, Applied), drawCA, nil), "|")
+	tracing := NewSession(time.Now()).Rendering(seedA, Traced)
+	traced := strings.Split(execute(t, tracing, drawCA, nil), "|")
+	calls := tracing.Calls()
+	if len(calls) != 1 {
+		t.Fatalf("one call traced, got %v", calls)
+	}
+	decode := func(s string) string {
+		out, err := base64.StdEncoding.DecodeString(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out)
+	}
+	realCert, realKey := decode(applied[0]), decode(applied[1])
+	standIns := func(texts ...string) map[string]StandIn {
+		in := map[string]StandIn{}
+		for _, text := range texts {
+			field := map[string]string{realCert: "Cert", realKey: "Key"}[text]
+			for _, call := range calls {
+				in[StandInKey(text)] = StandIn{Field: field, Call: call}
+			}
+		}
+		return in
+	}
+	read := func(mode Mode, in map[string]StandIn, cert, key string) []string {
+		s := NewSession(time.Now()).UseStandIns(in)
+		return strings.Split(execute(t, s.Rendering(seedA, mode), readCA, map[string]any{"cert": cert, "key": key}), "|")
+	}
+	if got := read(Traced, nil, traced[0], traced[1]); got[0] != decode(traced[0]) || got[1] != decode(traced[1]) {
+		t.Errorf("a stand-in given back is not passed through: %q, want %q", got, []string{decode(traced[0]), decode(traced[1])})
+	}
+	if got := read(Traced, standIns(realCert, realKey), applied[0], applied[1]); got[0] != decode(traced[0]) || got[1] != decode(traced[1]) {
+		t.Errorf("a drawn CA whose stand-ins the session holds reads back as %q, want its stand-ins %q", got, []string{decode(traced[0]), decode(traced[1])})
+	}
+	for name, in := range map[string]map[string]StandIn{"none": nil, "the certificate's alone": standIns(realCert), "the key's alone": standIns(realKey)} {
+		if got := read(Traced, in, applied[0], applied[1]); got[0] != realCert || got[1] != realKey {
+			t.Errorf("with %s stand-in held, a drawn CA is not parsed by the real function: %q", name, got)
+		}
+	}
+	if got := read(Applied, standIns(realCert, realKey), applied[0], applied[1]); got[0] != realCert || got[1] != realKey {
+		t.Errorf("in Applied mode the CA is not parsed by the real function: %q", got)
+	}
+}
+
+// What Traced mode writes in place of one result reads back as its field and draw; text
+// around a placeholder, or a placeholder of another form, does not.
+func TestParsePlaceholder_readsWhatTracedModeWrites(t *testing.T) {
+	tracing := NewSession(time.Now()).Rendering(seedA, Traced)
+	out := strings.Split(execute(t, tracing, `{{ $ca := genCA "ca" 30 }}{{ $ca.Cert }}|{{ htpasswd "u" "p" }}`, nil), "|")
+	for i, want := range []string{"Cert", ""} {
+		field, drawn, ok := ParsePlaceholder(out[i])
+		if _, traced := tracing.Calls()[drawn]; !ok || field != want || !traced {
+			t.Errorf("%q reads as (%q, %q, %v), want field %q and a traced draw", out[i], field, drawn, ok, want)
+		}
+	}
+	for _, text := range []string{"", "x " + out[1], out[1] + "\n", "Cert genCA:0a", "Cert  " + out[1], "tls.crt " + out[1]} {
+		if _, _, ok := ParsePlaceholder(text); ok {
+			t.Errorf("%q reads as a placeholder", text)
+		}
 	}
 }
