@@ -23,6 +23,7 @@ func BenchmarkRender(b *testing.B) {
 		b.Run(fmt.Sprintf("objects=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
+				manifest.ForgetParsed() // as a new process renders them
 				rendered, err := Render(context.Background(), l, values, RenderOptions{ReleaseName: "bench", Namespace: "review-x"})
 				if err != nil {
 					b.Fatal(err)
@@ -40,6 +41,7 @@ func BenchmarkManifests(b *testing.B) {
 	sensitive := []string{"generated-secret-value", "another-sensitive-value"}
 	eachRenderedSize(b, l, func(b *testing.B, n int, rendered *Rendered) {
 		manifest.ForgetWritten() // as a new process writes them
+		manifest.ForgetParsed()
 		manifests, err := keyedManifests(rendered, "review-x", sensitive, nil)
 		if err != nil {
 			b.Fatal(err)
@@ -94,6 +96,7 @@ func BenchmarkPlanRendering(b *testing.B) {
 				plans := 0
 				for b.Loop() {
 					manifest.ForgetWritten() // as a new process writes them
+					manifest.ForgetParsed()
 					planRendering(b, l, v, o, n)
 					plans++
 				}
@@ -115,6 +118,7 @@ func BenchmarkPlanRendering_recordedThenNext(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				manifest.ForgetWritten() // as a new process renders them
+				manifest.ForgetParsed()
 				planRendering(b, l, recorded, o, n)
 				planRendering(b, l, next, o, n+1)
 			}

@@ -115,6 +115,12 @@ type ManagedField struct {
 // ManagedFields reads the managedFields of an object as the API server returns it (a
 // JSON-compatible map).
 func ManagedFields(obj map[string]any) ([]ManagedField, error) {
+	return managedFieldsOf(obj, func(string) bool { return true })
+}
+
+// managedFieldsOf is ManagedFields of the managers whose name wanted accepts: the field sets
+// of the others, such as the provider's own, which owns every field it applies, are not read.
+func managedFieldsOf(obj map[string]any, wanted func(manager string) bool) ([]ManagedField, error) {
 	metadata, _ := obj["metadata"].(map[string]any)
 	entries, _ := metadata["managedFields"].([]any)
 	out := make([]ManagedField, 0, len(entries))
@@ -122,6 +128,9 @@ func ManagedFields(obj map[string]any) ([]ManagedField, error) {
 		entry, _ := e.(map[string]any)
 		mf := ManagedField{Fields: &fieldpath.Set{}}
 		mf.Manager, _ = entry["manager"].(string)
+		if !wanted(mf.Manager) {
+			continue
+		}
 		mf.Operation, _ = entry["operation"].(string)
 		mf.Subresource, _ = entry["subresource"].(string)
 		if fields, ok := entry["fieldsV1"]; ok && fields != nil {

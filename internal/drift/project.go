@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/parallel"
 )
 
 // Project returns what of live the release manages: the value live holds at every path
@@ -40,6 +41,19 @@ func (r Rules) Project(desired, live map[string]any) map[string]any {
 	out, _ := p.value(desired, live, owners, nil)
 	projected, _ := out.(map[string]any)
 	return projected
+}
+
+// ProjectAll is Project of each desired object over the live one at the same index, on every
+// core: at a thousand objects, reading their managed fields is a refresh's largest part after
+// the reads. out[i] is nil where live[i] is.
+func (r Rules) ProjectAll(desired, live []map[string]any) []map[string]any {
+	out := make([]map[string]any, len(desired))
+	parallel.Chunks(len(desired), func(start, end int) {
+		for i := start; i < end; i++ {
+			out[i] = r.Project(desired[i], live[i])
+		}
+	})
+	return out
 }
 
 // Yield returns what of desired to apply over live by server-side apply: desired without the

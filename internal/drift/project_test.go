@@ -548,3 +548,57 @@ func TestPointerTokens(t *testing.T) {
 		t.Errorf("pointerTokens = %q, %v; want %q", got, err, want)
 	}
 }
+
+func TestRules_projectReadsOnlyTheFieldsOfManagersItLeavesFieldsTo(t *testing.T) {
+	desired := parseYAML(t, desiredDeployment)
+	live := parseYAML(t, liveDeployment)
+	scaledByController(live)
+	// The provider's own entry, which owns every field it applies, is not read: fields that do
+	// not parse there leave the controller's fields owned, where reading every entry found
+	// nothing owned and showed the controller's replicas as drift.
+	entries := live["metadata"].(map[string]any)["managedFields"].([]any)
+	setManagedFields(live, append(entries, map[string]any{"manager": "gitlabk8s-helm", "operation": "Apply", "fieldsV1": map[string]any{"f:spec": "not a field set"}})...)
+	if got, want := spec(project(desired, live))["replicas"], spec(desired)["replicas"]; got != want {
+		t.Errorf("replicas projected as %v, want the chart's %v: the controller's fields are owned whatever the provider's entry holds", got, want)
+	}
+}
+
+func TestRules_ProjectAll(t *testing.T) {
+	rules := NewRules([]Ignore{{Kind: "Deployment", Managers: []string{"image-controller"}}}, nil)
+	var desired, live []map[string]any
+	for i := range 40 {
+		d, l := parseYAML(t, desiredDeployment), parseYAML(t, liveDeployment)
+		spec(d)["replicas"], spec(l)["replicas"] = int64(i), int64(i)
+		switch i % 4 {
+		case 0:
+			l = nil // gone from the cluster
+		case 1:
+			container(l)["image"] = "nginx:patched"
+			setManagedFields(l, imageManager("image-controller"))
+		case 2:
+			container(l)["image"] = "nginx:edited"
+		}
+		desired, live = append(desired, d), append(live, l)
+	}
+	got := rules.ProjectAll(desired, live)
+	if len(got) != len(desired) {
+		t.Fatalf("%d projections of %d objects", len(got), len(desired))
+	}
+	for i := range desired {
+		if diff := cmp.Diff(rules.Project(desired[i], live[i]), got[i]); diff != "" {
+			t.Errorf("object %d: ProjectAll differs from Project (-Project +ProjectAll):\n%s", i, diff)
+		}
+		switch {
+		case live[i] == nil:
+			if got[i] != nil {
+				t.Errorf("object %d, gone: projected as %v", i, got[i])
+			}
+		case spec(got[i])["replicas"] != int64(i):
+			t.Errorf("object %d projected with the replicas of another: %v", i, spec(got[i])["replicas"])
+		case i%4 == 2 && container(got[i])["image"] != "nginx:edited":
+			t.Errorf("object %d: the edited image projected as %v", i, container(got[i])["image"])
+		case i%4 == 1 && container(got[i])["image"] != "nginx:1.27":
+			t.Errorf("object %d: the image an ignored manager set projected as %v", i, container(got[i])["image"])
+		}
+	}
+}

@@ -140,15 +140,13 @@ func (r Rules) ownedFields(desired, live map[string]any) ([]*fieldpath.Set, erro
 	for _, ig := range r.matching(desired) {
 		managers = append(managers, ig.Managers...)
 	}
-	entries, err := ManagedFields(live)
+	entries, err := managedFieldsOf(live, func(manager string) bool { return slices.Contains(managers, manager) })
 	if err != nil {
 		return nil, err
 	}
-	var out []*fieldpath.Set
+	out := make([]*fieldpath.Set, 0, len(entries))
 	for _, e := range entries {
-		if slices.Contains(managers, e.Manager) {
-			out = append(out, e.Fields)
-		}
+		out = append(out, e.Fields)
 	}
 	return out, nil
 }

@@ -17,24 +17,47 @@ var written = newTextMemo(1<<14, Render)
 
 // ForgetWritten empties the memory of written texts, for benchmarks that measure what a new
 // process writes.
-func ForgetWritten() {
-	written.mu.Lock()
-	written.texts = nil
-	written.mu.Unlock()
+func ForgetWritten() { written.texts.forget() }
+
+// memory is a map for what a process works out more than once, safe for concurrent use. When
+// it holds limit entries it starts again empty, so a long process (the acceptance tests') keeps
+// at most that many.
+type memory[K comparable, V any] struct {
+	mu      sync.Mutex
+	entries map[K]V
+	limit   int
 }
 
-// textMemo maps the content digest of objects ([contentDigest]) to their text. When it holds
-// limit texts it starts again empty, so a long process (the acceptance tests') keeps at most
-// that many.
+func (m *memory[K, V]) get(key K) (V, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	value, ok := m.entries[key]
+	return value, ok
+}
+
+func (m *memory[K, V]) put(key K, value V) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.entries == nil || len(m.entries) >= m.limit {
+		m.entries = make(map[K]V)
+	}
+	m.entries[key] = value
+}
+
+func (m *memory[K, V]) forget() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.entries = nil
+}
+
+// textMemo maps the content digest of objects ([contentDigest]) to their text.
 type textMemo struct {
-	mu    sync.Mutex
-	texts map[[sha256.Size]byte]string
-	limit int
+	texts memory[[sha256.Size]byte, string]
 	write func(Object) (string, error)
 }
 
 func newTextMemo(limit int, write func(Object) (string, error)) *textMemo {
-	return &textMemo{limit: limit, write: write}
+	return &textMemo{texts: memory[[sha256.Size]byte, string]{limit: limit}, write: write}
 }
 
 // render returns Render(obj), from memory when an object of the same content was written.
@@ -43,22 +66,14 @@ func (m *textMemo) render(obj Object) (string, error) {
 	if !ok {
 		return m.write(obj)
 	}
-	m.mu.Lock()
-	text, ok := m.texts[digest]
-	m.mu.Unlock()
-	if ok {
+	if text, ok := m.texts.get(digest); ok {
 		return text, nil
 	}
 	text, err := m.write(obj)
 	if err != nil {
 		return "", err
 	}
-	m.mu.Lock()
-	if m.texts == nil || len(m.texts) >= m.limit {
-		m.texts = make(map[[sha256.Size]byte]string)
-	}
-	m.texts[digest] = text
-	m.mu.Unlock()
+	m.texts.put(digest, text)
 	return text, nil
 }
 

@@ -160,7 +160,7 @@ func parseDocument(doc rawDocument) (any, error) {
 	if isBlankDocument(doc.text) {
 		return nil, nil
 	}
-	value, err := parseYAMLValue([]byte(doc.text))
+	value, err := parsed.value(doc.text)
 	if err != nil {
 		// Parse again at the document's place in the stream, so the
 		// parser's "line N" is a line of the whole text.

@@ -1,6 +1,6 @@
 // Package parallel runs independent calls at the same time: requests that each wait for a round
-// trip through the GitLab agent's tunnel, and the parsing and writing of a large release's
-// objects on every core.
+// trip through the GitLab agent's tunnel, and the parsing, projecting and writing of a large
+// release's objects on every core.
 package parallel
 
 import (

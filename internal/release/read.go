@@ -198,12 +198,7 @@ func (r *Request) liveManifests(ctx context.Context, last *helmv1.Release, recor
 	}
 	live := append(make([]manifest.Object, from, len(desired)), read...)
 	rules := drift.NewRules(r.Ignore, desired)
-	projected := make([]manifest.Object, 0, len(desired))
-	for i, obj := range desired {
-		if live[i] != nil {
-			projected = append(projected, rules.Project(obj, live[i]))
-		}
-	}
+	projected := slices.DeleteFunc(rules.ProjectAll(desired, live), func(obj manifest.Object) bool { return obj == nil })
 	isNamespaced := r.Capabilities.IsNamespaced
 	// Only the keys of the recorded objects are needed: they tell objects from hooks and CRDs.
 	desiredKeys, err := manifest.Keys(desired, r.Namespace, isNamespaced)
