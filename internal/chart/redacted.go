@@ -168,7 +168,13 @@ func (out *RedactedRendering) manifests(r *Rendered, red RedactionOptions) (map[
 // ObjectDigests returns a keyed digest of each unredacted object by its key in Manifests (see
 // manifest.Redactor.ObjectDigests).
 func (out *RedactedRendering) ObjectDigests(key []byte, red RedactionOptions) (map[string]string, error) {
-	return out.Redactor.ObjectDigests(out.Rendered.allObjects(), red.Namespace, red.IsNamespaced, key)
+	return out.ObjectDigestsOf(key, red, nil)
+}
+
+// ObjectDigestsOf is ObjectDigests of the objects whose keys wanted accepts, all of them when
+// wanted is nil (see manifest.Redactor.ObjectDigestsOf).
+func (out *RedactedRendering) ObjectDigestsOf(key []byte, red RedactionOptions, wanted func(key string) bool) (map[string]string, error) {
+	return out.Redactor.ObjectDigestsOf(out.Rendered.allObjects(), red.Namespace, red.IsNamespaced, key, wanted)
 }
 
 // PostRenderedManifests returns the redacted manifests of the objects of one of the streams

@@ -168,3 +168,34 @@ func TestKeepConservative(t *testing.T) {
 		t.Errorf("an added object: KeepConservative = %v, want the rendering", got)
 	}
 }
+
+func TestRedactor_ObjectDigestsOf(t *testing.T) {
+	objs, err := SplitDocuments(generateHelmOutput(20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewRedactor(generatedSensitive, []byte("a release's redaction key"), nil)
+	key := []byte("0123456789abcdef0123456789abcdef")
+	all, err := r.ObjectDigests(objs, "review-x", nil, key)
+	if err != nil || len(all) != 20 {
+		t.Fatalf("ObjectDigests = %d digests, %v; want 20", len(all), err)
+	}
+	wanted := map[string]bool{}
+	for k := range all {
+		if len(wanted) < 3 {
+			wanted[k] = true
+		}
+	}
+	some, err := r.ObjectDigestsOf(objs, "review-x", nil, key, func(k string) bool { return wanted[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(some) != len(wanted) {
+		t.Errorf("%d digests of the %d objects wanted", len(some), len(wanted))
+	}
+	for k, digest := range some {
+		if !wanted[k] || digest != all[k] {
+			t.Errorf("%s: digest %s, wanted %v; ObjectDigests gives %s", k, digest, wanted[k], all[k])
+		}
+	}
+}

@@ -153,9 +153,19 @@ func BuiltinIsNamespaced(apiVersion, kind string) bool {
 // normalized object before redaction (see [Digest]): what tells, without keeping any value,
 // whether an object is the same as one applied earlier.
 func (r *Redactor) ObjectDigests(objs []Object, defaultNamespace string, isNamespaced func(apiVersion, kind string) bool, key []byte) (map[string]string, error) {
+	return r.ObjectDigestsOf(objs, defaultNamespace, isNamespaced, key, nil)
+}
+
+// ObjectDigestsOf is ObjectDigests of the objects whose keys wanted accepts (all of them when
+// wanted is nil): a plan needs the digests of the objects it shows changed alone, and digesting
+// is most of what a thousand objects' digests cost.
+func (r *Redactor) ObjectDigestsOf(objs []Object, defaultNamespace string, isNamespaced func(apiVersion, kind string) bool, key []byte, wanted func(key string) bool) (map[string]string, error) {
 	r = r.withValues(harvestSecretValues(objs))
 	digests := make(map[string]string, len(objs))
 	err := r.eachKeyed(objs, defaultNamespace, isNamespaced, func(k string, normalized Object) error {
+		if wanted != nil && !wanted(k) {
+			return nil
+		}
 		digest, err := Digest(key, []Object{normalized})
 		digests[k] = digest
 		return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -175,6 +176,57 @@ func TestRequest_planKeepsAnImportsManifests(t *testing.T) {
 		p := planned(t, Prepare(context.Background(), nil, in, nil), recorded)
 		if p.Unchanged != tt.want {
 			t.Errorf("%s: plan unchanged = %v, want %v", tt.name, p.Unchanged, tt.want)
+		}
+	}
+}
+
+// An object whose manifest was written before the release had its key (an unkeyed marker) keeps
+// that manifest while it is unchanged, by its recorded digest, also in a plan that changes
+// another object; once the object changes, it shows as rendered.
+func TestRequest_planKeepsManifestsWrittenBeforeTheKey(t *testing.T) {
+	first := planned(t, Prepare(context.Background(), nil, webInputs(nil), nil), nil).Rendering
+	key := webInputs(nil).RedactionRecord.Key
+	digests, err := first.Redacted.ObjectDigests(key, first.RedactionOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	written := maps.Clone(first.Manifests)
+	keyed := regexp.MustCompile(`\(sensitive value hmac:[0-9a-f]{12}\)`)
+	var unkeyed []string
+	for k, text := range written {
+		if keyed.MatchString(text) {
+			written[k] = keyed.ReplaceAllString(text, "(sensitive value)")
+			unkeyed = append(unkeyed, k)
+		}
+	}
+	if len(unkeyed) == 0 {
+		t.Fatal("no manifest of the web chart shows a keyed marker")
+	}
+	recorded := deployedAs(written, 1)
+	in := webInputs(nil)
+	in.RedactionRecord.Digests = digests
+	if p := planned(t, Prepare(context.Background(), nil, in, nil), recorded); !p.Unchanged {
+		t.Errorf("a plan of the unchanged release over manifests written before its key is not unchanged")
+	}
+	in = webInputs(map[string]string{"config.greeting": "hi"})
+	in.RedactionRecord.Digests = digests
+	p := planned(t, Prepare(context.Background(), nil, in, nil), recorded)
+	if p.Unchanged {
+		t.Fatal("a changed greeting planned no change")
+	}
+	for _, k := range unkeyed {
+		if p.Rendering.Manifests[k] != written[k] {
+			t.Errorf("%s, unchanged, not kept as written before the key:\n%s\nwant:\n%s", k, p.Rendering.Manifests[k], written[k])
+		}
+	}
+	changedSecret := webInputs(nil)
+	changedSecret.Values.SetSensitive = map[string]string{"secretValue": "another-Passw0rd"}
+	changedSecret.Redactor = manifest.NewRedactor(changedSecret.Values.SensitiveInputs(), nil, nil)
+	changedSecret.RedactionRecord.Digests = digests
+	p = planned(t, Prepare(context.Background(), nil, changedSecret, nil), recorded)
+	for _, k := range unkeyed {
+		if p.Rendering.Manifests[k] == written[k] {
+			t.Errorf("%s, whose value changed, kept as written before the key", k)
 		}
 	}
 }

@@ -298,18 +298,29 @@ func (r *Request) keepUnchanged(rendering *Rendering, previous map[string]string
 		return
 	}
 	rec := r.RedactionRecord
-	var digests map[string]string
-	if rec.Key != nil && len(rec.Digests) > 0 {
-		digests, _ = rendering.Redacted.ObjectDigests(rec.Key, rendering.RedactionOptions)
+	// digestsOf are the digests of the objects wanted accepts, all of them when it is nil.
+	digestsOf := func(wanted func(key string) bool) map[string]string {
+		if rec.Key == nil || len(rec.Digests) == 0 {
+			return nil
+		}
+		digests, _ := rendering.Redacted.ObjectDigestsOf(rec.Key, rendering.RedactionOptions, wanted)
+		return digests
 	}
 	if r.importedManifests() {
 		// The first change shows every object as this rendering redacts it.
-		kept := manifest.KeepConservative(rendering.Manifests, previous, digests, rec.Digests)
+		kept := manifest.KeepConservative(rendering.Manifests, previous, digestsOf(nil), rec.Digests)
 		rendering.Conservative = !maps.Equal(kept, rendering.Manifests)
 		rendering.Manifests = kept
 		return
 	}
-	rendering.Manifests = manifest.KeepUnchanged(rendering.Manifests, previous, digests, rec.Digests)
+	// Only an object shown otherwise than before, with a digest recorded, may keep its manifest:
+	// the others' digests are not needed.
+	shownOtherwise := func(key string) bool {
+		before, ok := previous[key]
+		_, recorded := rec.Digests[key]
+		return ok && recorded && before != rendering.Manifests[key]
+	}
+	rendering.Manifests = manifest.KeepUnchanged(rendering.Manifests, previous, digestsOf(shownOtherwise), rec.Digests)
 }
 
 // Drawn returns the Generated record of r drawn from seed: the traces of its drawn values and
