@@ -1,6 +1,7 @@
 package startgc
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,7 +17,7 @@ func TestRestore_turnsTheCollectorBackOnAsTheProcessStarted(t *testing.T) {
 		t.Fatalf("before Restore the collector's setting is %d, want -1 (off)", off)
 	}
 	Restore()
-	want := 100
+	want := Serving
 	if v, err := strconv.Atoi(os.Getenv("GOGC")); err == nil {
 		want = v
 	} else if os.Getenv("GOGC") == "off" {
@@ -26,6 +27,31 @@ func TestRestore_turnsTheCollectorBackOnAsTheProcessStarted(t *testing.T) {
 		t.Errorf("after Restore the collector's setting is %d, want %d (GOGC=%q)", got, want, os.Getenv("GOGC"))
 	}
 }
+
+// The provider's own setting, where GOGC sets none, and the one GOGC sets otherwise, as the
+// provider's binary starts.
+func TestRestore_servesWithItsOwnSettingUnlessGOGCSetsOne(t *testing.T) {
+	if os.Getenv(restoreChild) != "" {
+		Restore()
+		fmt.Println(debug.SetGCPercent(-1))
+		return
+	}
+	for gogc, want := range map[string]string{"": "200", "50": "50", "off": "-1"} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestRestore_servesWithItsOwnSettingUnlessGOGCSetsOne$")
+		cmd.Env = append(os.Environ(), restoreChild+"=1", "GOGC="+gogc)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("GOGC=%q: %v", gogc, err)
+		}
+		if got, _, _ := strings.Cut(string(out), "\n"); got != want {
+			t.Errorf("GOGC=%q: the collector serves with %q, want %s", gogc, got, want)
+		}
+	}
+}
+
+// restoreChild names the variable that makes the test binary the process whose setting a test
+// reads.
+const restoreChild = "GITLABK8S_STARTGC_CHILD"
 
 // The provider's binary turns the collector off before it has collected anything: no
 // collection ends (GODEBUG=gctrace=1) before this package initializes (inittrace).
