@@ -10,22 +10,24 @@ import (
 // the same documents up to three times: the refresh reads the manifest Helm recorded, and the
 // plan renders the chart for the recorded revision and then for the next, where every
 // document that uses neither the revision nor the changed input comes out the same.
-var parsed = newParseMemo(1<<14, parseYAMLValue)
+var parsed = newParseMemo(1<<14, 64<<20, parseYAMLValue)
 
 // ForgetParsed empties the memory of parsed documents, for benchmarks that measure what a new
 // process parses.
 func ForgetParsed() { parsed.values.forget() }
 
 // parseMemo maps a document's text, the comment lines before its content left out
-// ([documentBody]), to the value it parsed to. Every caller gets a copy of its own: splitting
-// fills in the items of typed lists, and the callers change the objects they are handed.
+// ([documentBody]), to the value it parsed to: at most limit documents of budget bytes of text
+// in all. Every caller gets a copy of its own: splitting fills in the items of typed lists,
+// and the callers change the objects they are handed.
 type parseMemo struct {
 	values memory[string, any]
 	parse  func([]byte) (any, error)
 }
 
-func newParseMemo(limit int, parse func([]byte) (any, error)) *parseMemo {
-	return &parseMemo{values: memory[string, any]{limit: limit}, parse: parse}
+func newParseMemo(limit, budget int, parse func([]byte) (any, error)) *parseMemo {
+	size := func(body string) int { return len(body) }
+	return &parseMemo{values: memory[string, any]{limit: limit, budget: budget, size: size}, parse: parse}
 }
 
 // value returns what parse gives text, from memory when a document of the same body was

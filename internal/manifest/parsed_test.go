@@ -15,7 +15,7 @@ func forgetParsed(t *testing.T) *atomic.Int32 {
 	t.Helper()
 	before := parsed
 	var parses atomic.Int32
-	parsed = newParseMemo(1<<14, func(text []byte) (any, error) { parses.Add(1); return parseYAMLValue(text) })
+	parsed = newParseMemo(1<<14, 64<<20, func(text []byte) (any, error) { parses.Add(1); return parseYAMLValue(text) })
 	t.Cleanup(func() { parsed = before })
 	return &parses
 }
@@ -60,7 +60,7 @@ func TestSplitDocuments_parsesEachDocumentOnce(t *testing.T) {
 }
 
 func TestParseMemo_handsEachCallerACopy(t *testing.T) {
-	m := newParseMemo(1<<14, parseYAMLValue)
+	m := newParseMemo(1<<14, 64<<20, parseYAMLValue)
 	const doc = "kind: ConfigMapList\nitems:\n- metadata: {name: a}\n  data: {k: v}\n"
 	first, err := m.value(doc)
 	if err != nil {
@@ -84,7 +84,7 @@ func TestParseMemo_handsEachCallerACopy(t *testing.T) {
 
 func TestParseMemo_remembersNoError(t *testing.T) {
 	parses := 0
-	m := newParseMemo(2, func(text []byte) (any, error) {
+	m := newParseMemo(2, 64<<20, func(text []byte) (any, error) {
 		parses++
 		if strings.Contains(string(text), "bad") {
 			return nil, errors.New("bad document")
@@ -123,5 +123,19 @@ func TestDocumentBody(t *testing.T) {
 		if got := documentBody(text); got != want {
 			t.Errorf("documentBody(%q) = %q, want %q", text, got, want)
 		}
+	}
+}
+
+func TestParseMemo_keepsAtMostItsBudgetOfText(t *testing.T) {
+	parses := 0
+	m := newParseMemo(1<<14, 12, func(text []byte) (any, error) { parses++; return parseYAMLValue(text) })
+	// Two documents of 5 bytes fit a budget of 12; a third starts the memory again.
+	for _, doc := range []string{"a: 1\n", "b: 1\n", "a: 1\n", "c: 1\n", "b: 1\n", "c: 1\n"} {
+		if _, err := m.value(doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if parses != 4 {
+		t.Errorf("%d parses, want 4: a, b, c (which starts the memory again), b again", parses)
 	}
 }

@@ -20,12 +20,15 @@ var written = newTextMemo(1<<14, Render)
 func ForgetWritten() { written.texts.forget() }
 
 // memory is a map for what a process works out more than once, safe for concurrent use. When
-// it holds limit entries it starts again empty, so a long process (the acceptance tests') keeps
-// at most that many.
+// it holds limit entries, or would hold more than budget bytes by size (when both are set), it
+// starts again empty, so a long process (the acceptance tests') keeps at most that much.
 type memory[K comparable, V any] struct {
 	mu      sync.Mutex
 	entries map[K]V
 	limit   int
+	budget  int
+	size    func(K) int
+	used    int
 }
 
 func (m *memory[K, V]) get(key K) (V, bool) {
@@ -38,16 +41,21 @@ func (m *memory[K, V]) get(key K) (V, bool) {
 func (m *memory[K, V]) put(key K, value V) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.entries == nil || len(m.entries) >= m.limit {
-		m.entries = make(map[K]V)
+	n := 0
+	if m.size != nil {
+		n = m.size(key)
+	}
+	if m.entries == nil || len(m.entries) >= m.limit || (m.size != nil && m.used+n > m.budget) {
+		m.entries, m.used = make(map[K]V), 0
 	}
 	m.entries[key] = value
+	m.used += n
 }
 
 func (m *memory[K, V]) forget() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.entries = nil
+	m.entries, m.used = nil, 0
 }
 
 // textMemo maps the content digest of objects ([contentDigest]) to their text.
