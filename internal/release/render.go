@@ -314,13 +314,19 @@ func (r *Request) keepUnchanged(rendering *Rendering, previous map[string]string
 		return
 	}
 	// Only an object shown otherwise than before, with a digest recorded, may keep its manifest:
-	// the others' digests are not needed.
-	shownOtherwise := func(key string) bool {
+	// the others' digests are not needed, nor any when there is none such.
+	shownOtherwise := map[string]bool{}
+	for key, now := range rendering.Manifests {
 		before, ok := previous[key]
-		_, recorded := rec.Digests[key]
-		return ok && recorded && before != rendering.Manifests[key]
+		if _, recorded := rec.Digests[key]; ok && recorded && before != now {
+			shownOtherwise[key] = true
+		}
 	}
-	rendering.Manifests = manifest.KeepUnchanged(rendering.Manifests, previous, digestsOf(shownOtherwise), rec.Digests)
+	var digests map[string]string
+	if len(shownOtherwise) > 0 {
+		digests = digestsOf(func(key string) bool { return shownOtherwise[key] })
+	}
+	rendering.Manifests = manifest.KeepUnchanged(rendering.Manifests, previous, digests, rec.Digests)
 }
 
 // Drawn returns the Generated record of r drawn from seed: the traces of its drawn values and
