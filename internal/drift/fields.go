@@ -112,14 +112,9 @@ type ManagedField struct {
 	Fields      *fieldpath.Set
 }
 
-// ManagedFields reads the managedFields of an object as the API server returns it (a
-// JSON-compatible map).
-func ManagedFields(obj map[string]any) ([]ManagedField, error) {
-	return managedFieldsOf(obj, func(string) bool { return true })
-}
-
-// managedFieldsOf is ManagedFields of the managers whose name wanted accepts: the field sets
-// of the others, such as the provider's own, which owns every field it applies, are not read.
+// managedFieldsOf reads the managedFields of an object as the API server returns it (a
+// JSON-compatible map), of the managers whose name wanted accepts: the field sets of the
+// others, such as the provider's own, which owns every field it applies, are not read.
 func managedFieldsOf(obj map[string]any, wanted func(manager string) bool) ([]ManagedField, error) {
 	metadata, _ := obj["metadata"].(map[string]any)
 	entries, _ := metadata["managedFields"].([]any)

@@ -44,8 +44,7 @@ func (r Rules) Project(desired, live map[string]any) map[string]any {
 }
 
 // ProjectAll is Project of each desired object over the live one at the same index, on every
-// core: at a thousand objects, reading their managed fields is a refresh's largest part after
-// the reads. out[i] is nil where live[i] is.
+// core: a refresh projects every object of the release. out[i] is nil where live[i] is.
 func (r Rules) ProjectAll(desired, live []map[string]any) []map[string]any {
 	out := make([]map[string]any, len(desired))
 	parallel.Chunks(len(desired), func(start, end int) {

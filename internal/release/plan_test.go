@@ -144,16 +144,23 @@ func TestRequest_apply(t *testing.T) {
 	}
 }
 
+// installedWithDigests plans the install of webInputs and returns its rendering and the
+// digests its apply records of the objects, under webInputs' key.
+func installedWithDigests(t *testing.T) (*Rendering, map[string]string) {
+	t.Helper()
+	first := planned(t, Prepare(context.Background(), nil, webInputs(nil), nil), nil).Rendering
+	digests, err := first.Redacted.ObjectDigests(webInputs(nil).RedactionRecord.Key, first.RedactionOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return first, digests
+}
+
 // A plan of a release whose import is not refreshed yet (Inputs.Imported) keeps its
 // conservative manifests while nothing changes, as one whose record says so does; without
 // either, a value hidden by the import is a change.
 func TestRequest_planKeepsAnImportsManifests(t *testing.T) {
-	first := planned(t, Prepare(context.Background(), nil, webInputs(nil), nil), nil).Rendering
-	key := webInputs(nil).RedactionRecord.Key
-	digests, err := first.Redacted.ObjectDigests(key, first.RedactionOptions)
-	if err != nil {
-		t.Fatal(err)
-	}
+	first, digests := installedWithDigests(t)
 	conservative := maps.Clone(first.Manifests)
 	shown := conservative["ConfigMap/web"]
 	if !strings.Contains(shown, "greeting: hello") {
@@ -184,12 +191,7 @@ func TestRequest_planKeepsAnImportsManifests(t *testing.T) {
 // that manifest while it is unchanged, by its recorded digest, also in a plan that changes
 // another object; once the object changes, it shows as rendered.
 func TestRequest_planKeepsManifestsWrittenBeforeTheKey(t *testing.T) {
-	first := planned(t, Prepare(context.Background(), nil, webInputs(nil), nil), nil).Rendering
-	key := webInputs(nil).RedactionRecord.Key
-	digests, err := first.Redacted.ObjectDigests(key, first.RedactionOptions)
-	if err != nil {
-		t.Fatal(err)
-	}
+	first, digests := installedWithDigests(t)
 	written := maps.Clone(first.Manifests)
 	keyed := regexp.MustCompile(`\(sensitive value hmac:[0-9a-f]{12}\)`)
 	var unkeyed []string
