@@ -11,7 +11,9 @@ import (
 	"os"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/enginehost"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/provider"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/reportcmd"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/startgc"
@@ -37,6 +39,16 @@ func main() {
 	if err := provider.SilenceUnaskedLogs(os.LookupEnv, os.Setenv); err != nil {
 		fmt.Fprintln(os.Stderr, err.Error())
 		os.Exit(1)
+	}
+	if enginehost.Requested(os.Getenv) {
+		// Started by a front (internal/front) as the engine its command's provider processes share.
+		if err := enginehost.Serve(os.Getenv, provider.RegistryAddress, func() tfprotov6.ProviderServer {
+			return providerserver.NewProtocol6(provider.New(version)())()
+		}); err != nil {
+			fmt.Fprintln(os.Stderr, err.Error())
+			os.Exit(1)
+		}
+		return
 	}
 	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
 		Address: provider.RegistryAddress,

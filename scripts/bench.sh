@@ -130,8 +130,9 @@ TERRAFORM="$("$scripts/ensure-terraform.sh")"
 
 # The provider under test, installed into a filesystem mirror (scripts/provider-mirror.sh) the way
 # a CI job would get it from a registry, so `terraform init` and every plugin start are the real
-# ones. The mirror's binary is then rebuilt from scripts/bench/provider: the provider's own main
-# plus the peak-RSS record and CPU profile this script asks for through environment variables.
+# ones: on Linux the package's front and the engine it shares (internal/front). The mirror's
+# binaries are then rebuilt from scripts/bench/front and scripts/bench/provider: the provider's own
+# mains plus the peak-RSS record and CPU profile this script asks for through environment variables.
 provider_address="$(sed -n 's/^const RegistryAddress = "\(.*\)"$/\1/p' internal/provider/provider.go)"
 [ -n "$provider_address" ] || { echo "bench: no RegistryAddress in internal/provider/provider.go" >&2; exit 1; }
 provider_source="${provider_address#*/}" # namespace/type, as written in required_providers
@@ -149,32 +150,62 @@ EOF
 PROVIDER_BIN="$(find "$WORK/mirror/$provider_address" -type f -name 'terraform-provider-*' | head -n 1)"
 [ -n "$PROVIDER_BIN" ] || { echo "bench: scripts/provider-mirror.sh left no provider for $provider_address" >&2; exit 1; }
 provider_version="$(basename "$(dirname "$(dirname "$PROVIDER_BIN")")")"
+ENGINE_NAME="gitlabk8s-engine_v$provider_version"
+# The binary whose CPU profiles the report reads: the engine where the package has one.
+ENGINE_BIN="$(dirname "$PROVIDER_BIN")/$ENGINE_NAME"
+[ -f "$ENGINE_BIN" ] || ENGINE_BIN="$PROVIDER_BIN"
 # helm_module_of BINARY prints the Helm module and version a Go binary was built with.
 helm_module_of() {
   go version -m "$1" | awk '$1 == "dep" && $2 ~ /^helm\.sh\/helm\// { print $2, $3; exit }'
 }
+# install_package MIRROR PROVIDER [FRONT] puts a package into every copy MIRROR holds (one per
+# registry host): with FRONT, FRONT under the provider's name and PROVIDER as its engine beside
+# it; without, PROVIDER alone under the provider's name, as a package without a front. Each binary
+# is copied, the baseline's as this tree's: a binary the linker has just written starts with
+# another peak RSS (about 9 MiB more at 10 objects) than a copy of it, so all are written alike.
+install_package() {
+  local mirror="$1" provider="$2" front="${3:-}" dir
+  while IFS= read -r dir; do
+    if [ -n "$front" ]; then
+      cp -f "$front" "$dir/$(basename "$PROVIDER_BIN")"
+      cp -f "$provider" "$dir/$ENGINE_NAME"
+    else
+      cp -f "$provider" "$dir/$(basename "$PROVIDER_BIN")"
+      rm -f "$dir/$ENGINE_NAME"
+    fi
+  done < <(find "$mirror" -type f -name "$(basename "$PROVIDER_BIN")" -exec dirname {} \;)
+}
+# package_bytes BINARY... prints the bytes of a package's binaries together.
+package_bytes() { stat -c %s "$@" | awk '{ n += $1 } END { print n }'; }
 provider_built="${BENCH_PROVIDER_BIN:-}"
+front_built=""
 if [ -n "${BENCH_PROVIDER_BIN:-}" ]; then
-  log "measuring the supplied provider $BENCH_PROVIDER_BIN"
+  log "measuring the supplied provider $BENCH_PROVIDER_BIN, without a front"
   echo "provider_build=supplied binary $BENCH_PROVIDER_BIN" >>"$META"
 else
-  log "rebuilding the mirror's provider $provider_version from scripts/bench/provider"
+  log "rebuilding the mirror's provider $provider_version from scripts/bench/provider and scripts/bench/front"
   # Built as .goreleaser.yml builds what ships: static (CGO_ENABLED=0), -trimpath -s -w. (With cgo,
   # a dependency's import of package plugin makes the linker export every symbol: 109 MB instead of
   # 80 MB at 13c5edc.)
   provider_built="$WORK/provider.built"
   CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=$provider_version" -o "$provider_built" ./scripts/bench/provider
-  echo "provider_build=scripts/bench/provider at this commit" >>"$META"
+  if [ "$ENGINE_BIN" != "$PROVIDER_BIN" ]; then
+    front_built="$WORK/front.built"
+    CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=$provider_version" -o "$front_built" ./scripts/bench/front
+  fi
+  echo "provider_build=scripts/bench/provider and scripts/bench/front at this commit" >>"$META"
 fi
-# The mirror holds a copy per registry host (Terraform's and OpenTofu's); replace every one. Each
-# is copied, as the baseline's is below: a binary the linker has just written starts with another
-# peak RSS (about 9 MiB more at 10 objects) than a copy of it, so both are written alike.
-find "$WORK/mirror" -type f -name "$(basename "$PROVIDER_BIN")" -exec cp -f "$provider_built" {} \;
-echo "provider_bytes=$(stat -c %s "$PROVIDER_BIN")" >>"$META"
-echo "provider_helm=$(helm_module_of "$PROVIDER_BIN")" >>"$META"
+install_package "$WORK/mirror" "$provider_built" "$front_built"
+[ -n "$front_built" ] || ENGINE_BIN="$PROVIDER_BIN"
+if [ -n "$front_built" ]; then
+  echo "provider_bytes=$(package_bytes "$PROVIDER_BIN" "$ENGINE_BIN")" >>"$META"
+else
+  echo "provider_bytes=$(package_bytes "$PROVIDER_BIN")" >>"$META"
+fi
+echo "provider_helm=$(helm_module_of "$ENGINE_BIN")" >>"$META"
 
 # The baseline's provider, when asked for: built from its own scripts/bench/provider as the one
-# above, once per commit and version.
+# above, once per commit and version, with its scripts/bench/front where it has one.
 build_baseline() {
   local commit="$1" out="$BIN_DIR/bench-baseline/$1-$provider_version/terraform-provider-gitlabk8s"
   local src="$WORK/baseline-src" status=0
@@ -184,6 +215,10 @@ build_baseline() {
     git worktree add --detach --quiet "$src" "$commit" >&2
     (cd "$src" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=$provider_version" \
       -o "$out.$$" ./scripts/bench/provider) || status=$?
+    if [ "$status" = 0 ] && [ -d "$src/scripts/bench/front" ]; then
+      (cd "$src" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=$provider_version" \
+        -o "$out.front" ./scripts/bench/front) || status=$?
+    fi
     git worktree remove --force "$src" >&2
     [ "$status" = 0 ] || return "$status"
     mv -f "$out.$$" "$out"
@@ -198,7 +233,9 @@ if [ -n "$BENCH_BASELINE" ]; then
   baseline_bin="$(build_baseline "$baseline_commit")"
   # A mirror of its own: Terraform checks the provider against the hash `terraform init` locked.
   cp -r "$WORK/mirror" "$WORK/mirror-baseline"
-  find "$WORK/mirror-baseline" -type f -name "$(basename "$PROVIDER_BIN")" -exec cp -f "$baseline_bin" {} \;
+  baseline_front=""
+  [ -f "$baseline_bin.front" ] && baseline_front="$baseline_bin.front"
+  install_package "$WORK/mirror-baseline" "$baseline_bin" "$baseline_front"
   cat >"$baseline_cli_config" <<EOF
 provider_installation {
   filesystem_mirror {
@@ -209,7 +246,7 @@ provider_installation {
 EOF
   {
     echo "baseline=$(git rev-parse --short "$baseline_commit")"
-    echo "baseline_bytes=$(stat -c %s "$baseline_bin")"
+    echo "baseline_bytes=$(package_bytes "$baseline_bin" ${baseline_front:+"$baseline_front"})"
     echo "baseline_helm=$(helm_module_of "$baseline_bin")"
   } >>"$META"
 fi
@@ -279,6 +316,15 @@ measure() {
   start="$EPOCHREALTIME"
   KUBECACHEDIR="$cache" GITLABK8S_CACHE_DIR="$cache/provider" GITLABK8S_BENCH_RSS_FILE="$rss" "$@" >"$out" 2>&1 || status=$?
   end="$EPOCHREALTIME"
+  # A shared engine writes its record once Terraform is gone, a poll later: wait for it (not
+  # timed: the command has ended for its user).
+  if grep -q ' front$' "$rss"; then
+    local waited=0
+    while ! grep -q ' engine$' "$rss" && [ "$waited" -lt 300 ]; do
+      sleep 0.01
+      waited=$((waited + 1))
+    done
+  fi
   if [ -n "$counted" ]; then
     curl -fsS "http://$tunnel_control/stats" >"$WORK/logs/$size-$metric-$run.requests"
     read -r requests bytes <"$WORK/logs/$size-$metric-$run.requests"
@@ -700,10 +746,10 @@ if [ "$BENCH_PROVIDER" = 1 ] && [ "$BENCH_PROFILE" = 1 ]; then
     mkdir -p "$WORK/profiles/$op"
     GITLABK8S_BENCH_CPUPROFILE_DIR="$WORK/profiles/$op" "$@" >"$WORK/logs/profile-$op.log" 2>&1
     {
-      go tool pprof -top -cum -nodecount=30 "$PROVIDER_BIN" "$WORK/profiles/$op"/cpu-*.pprof 2>/dev/null
+      go tool pprof -top -cum -nodecount=30 "$ENGINE_BIN" "$WORK/profiles/$op"/cpu-*.pprof 2>/dev/null
       echo
       echo "flat:"
-      go tool pprof -top -nodecount=15 "$PROVIDER_BIN" "$WORK/profiles/$op"/cpu-*.pprof 2>/dev/null |
+      go tool pprof -top -nodecount=15 "$ENGINE_BIN" "$WORK/profiles/$op"/cpu-*.pprof 2>/dev/null |
         sed -n '/flat%/,$p'
     } >"$WORK/profiles/$op.top" || true
   }
@@ -712,12 +758,12 @@ if [ "$BENCH_PROVIDER" = 1 ] && [ "$BENCH_PROFILE" = 1 ]; then
   # says it is a plugin and exits.
   {
     for i in 1 2 3; do
-      GODEBUG=inittrace=1 "$PROVIDER_BIN" </dev/null 2>&1 >/dev/null |
+      GODEBUG=inittrace=1 "$ENGINE_BIN" </dev/null 2>&1 >/dev/null |
         awk -v run="$i" '$1 == "init" { ms += $5 } END { printf "run %d: package initialization %.0f ms of clock time\n", run, ms }'
     done
     echo
     echo "the ten slowest packages (last run): package, clock ms, bytes allocated"
-    GODEBUG=inittrace=1 "$PROVIDER_BIN" </dev/null 2>&1 >/dev/null |
+    GODEBUG=inittrace=1 "$ENGINE_BIN" </dev/null 2>&1 >/dev/null |
       awk '$1 == "init" { print $2, $5, $8 }' | sort -k2 -g -r | head -n 10
   } >"$WORK/profiles/package_init.top" || true
   profile apply_install tf "$dir" apply -auto-approve -input=false -var revision=1

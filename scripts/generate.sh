@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Generates the registry docs in docs/ with tfplugindocs, from templates/, examples/ and the schema
-# of the provider built from this checkout.
+# of the provider built from this checkout, and the schema answer the provider's front carries
+# (internal/front/schema.pb, written by scripts/frontschema).
 #
-#   scripts/generate.sh           rewrite docs/
-#   scripts/generate.sh --check   generate into a scratch copy and fail when docs/ differs from it,
-#                                 then run tfplugindocs' own validation; docs/ is left untouched
+#   scripts/generate.sh           rewrite internal/front/schema.pb and docs/
+#   scripts/generate.sh --check   generate into a scratch copy and fail when either differs from it,
+#                                 then run tfplugindocs' own validation; the tree is left untouched
 #
 # The schema is read with `terraform providers schema -json` (or tofu's) from the provider
 # installed out of a local filesystem mirror, so generation runs offline with either CLI and
@@ -26,6 +27,18 @@ tfplugindocs="$("$scripts/build-tools.sh" tfplugindocs)"
 tf="$("$scripts/ensure-terraform.sh")"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
+
+# First the front's schema answer: the docs below read the schema through the front.
+go run ./scripts/frontschema "$work/schema.pb"
+if $check; then
+  cmp -s "$work/schema.pb" internal/front/schema.pb || {
+    echo "internal/front/schema.pb is not the provider's schema answer: run make generate" >&2
+    exit 1
+  }
+elif ! cmp -s "$work/schema.pb" internal/front/schema.pb; then
+  cp "$work/schema.pb" internal/front/schema.pb
+  log "wrote internal/front/schema.pb"
+fi
 
 TF_CLI_CONFIG_FILE="$("$scripts/provider-mirror.sh" "$work/mirror")"
 export TF_CLI_CONFIG_FILE TF_IN_AUTOMATION=1 CHECKPOINT_DISABLE=1

@@ -26,13 +26,22 @@ for host in registry.terraform.io registry.opentofu.org; do
   target="$dir/$host/gitlabk8s/gitlabk8s/$version/$platform"
   mkdir -p "$target"
   binary="$target/terraform-provider-gitlabk8s_v$version"
+  engine="$target/gitlabk8s-engine_v$version"
   if [ -z "$first" ]; then
     log "building the provider $version into $dir"
-    # Built as .goreleaser.yml builds what ships: static, -trimpath -s -w.
-    (cd "$REPO_ROOT" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=$version" -o "$binary" .)
-    first="$binary"
+    # Built as .goreleaser.yml builds what ships: static, -trimpath -s -w; on Linux the front
+    # (cmd/front) under the provider's name and the engine it shares beside it, elsewhere the full
+    # provider alone.
+    ldflags="-s -w -X main.version=$version"
+    if [ "$(go env GOOS)" = linux ]; then
+      (cd "$REPO_ROOT" && CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$binary" ./cmd/front)
+      (cd "$REPO_ROOT" && CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$engine" .)
+    else
+      (cd "$REPO_ROOT" && CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$binary" .)
+    fi
+    first="$target"
   else
-    cp -f "$first" "$binary"
+    cp -f "$first"/* "$target/"
   fi
 done
 

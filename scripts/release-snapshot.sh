@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds a snapshot of the release artifacts into dist/ with goreleaser, unpublished, and proves
-# them: every zip holds the registry-named binary, SHA256SUMS lists exactly the zips and the
+# them: every zip holds the registry-named binary (on Linux with its engine), SHA256SUMS lists exactly the zips and the
 # manifest and verifies, the manifest says protocol 6.0, SHA256SUMS.sig is a valid signature of
 # the final SHA256SUMS, and Terraform (or OpenTofu) installs the provider from the zip built for
 # this machine, as it would from the registry, and reads its schema.
@@ -36,11 +36,24 @@ targets="${SNAPSHOT_TARGETS:-$host}"
 read -r -a target_list <<<"$targets"
 config=.goreleaser.yml
 if [ "$targets" != all ]; then
-  # Narrow the build to the requested targets; everything else stays as the release does it.
+  # Narrow the builds to the requested targets; everything else stays as the release does it.
+  # The front and the engine are built for Linux, the full provider alone for the other systems; a
+  # build none of whose targets was asked for is skipped.
   config="$work/goreleaser.yml"
-  list="$(printf '"%s", ' "${target_list[@]}")"
-  awk -v list="[${list%, }]" '{ print } /^  - id: provider$/ { print "    targets: " list }' .goreleaser.yml >"$config"
-  grep -q '^    targets: ' "$config" || { echo "no build with id 'provider' in .goreleaser.yml" >&2; exit 1; }
+  linux=() other=()
+  for target in "${target_list[@]}"; do
+    case "$target" in linux_*) linux+=("$target") ;; *) other+=("$target") ;; esac
+  done
+  list_of() { [ "$#" -eq 0 ] && return; local l; l="$(printf '"%s", ' "$@")"; echo "[${l%, }]"; }
+  awk -v linux="$(list_of "${linux[@]}")" -v other="$(list_of "${other[@]}")" '
+    { print }
+    /^  - id: (provider|front|engine)$/ {
+      list = ($3 == "provider") ? other : linux
+      if (list == "") print "    skip: true"; else print "    targets: " list
+      seen[$3] = 1
+    }
+    END { if (!seen["provider"] || !seen["front"] || !seen["engine"]) exit 1 }' .goreleaser.yml >"$config" ||
+    { echo "no builds with ids provider, front and engine in .goreleaser.yml" >&2; exit 1; }
 fi
 skip=sign,publish
 sign=false
@@ -95,11 +108,14 @@ fi
 zips=(dist/"${project}_${version}"_*.zip)
 [ -e "${zips[0]}" ] || { echo "no zip in dist/" >&2; exit 1; }
 for zip in "${zips[@]}"; do
-  binary="$(unzip -Z1 "$zip")"
-  case "$binary" in
-  "${project}_v${version}" | "${project}_v${version}.exe") ;;
-  *) echo "$zip holds '$binary', not only ${project}_v${version}" >&2; exit 1 ;;
+  # On Linux the front and its engine, elsewhere the full provider alone (.goreleaser.yml).
+  case "$zip" in
+  *_linux_*) want="$(printf '%s\n' "gitlabk8s-engine_v${version}" "${project}_v${version}")" ;;
+  *_windows_*) want="${project}_v${version}.exe" ;;
+  *) want="${project}_v${version}" ;;
   esac
+  binaries="$(unzip -Z1 "$zip" | sort)"
+  [ "$binaries" = "$want" ] || { echo "$zip holds '$binaries', not '$want'" >&2; exit 1; }
   grep -q "  $(basename "$zip")\$" "$sums" || { echo "$sums does not cover $zip" >&2; exit 1; }
 done
 if [ "$targets" != all ]; then

@@ -1,0 +1,195 @@
+package enginehost
+
+import (
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+)
+
+type quietLog struct{}
+
+func (quietLog) Printf(string, ...any) {}
+
+// runningEngine is an engine on a socket in a test folder, its owner alive until told otherwise.
+type runningEngine struct {
+	socket, lock string
+	servers      atomic.Int32
+	ownerAlive   atomic.Bool
+	stopped      chan error
+}
+
+func startEngine(t *testing.T, idle time.Duration) *runningEngine {
+	t.Helper()
+	dir := t.TempDir()
+	r := &runningEngine{socket: filepath.Join(dir, "1-2-e.sock"), lock: filepath.Join(dir, "1-2-e.lock"), stopped: make(chan error, 1)}
+	r.ownerAlive.Store(true)
+	l, err := listen(r.socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &engine{l: l, log: quietLog{}, name: "registry.terraform.io/gitlabk8s/gitlabk8s", idle: idle, last: time.Now(),
+		newServer: func() tfprotov6.ProviderServer { r.servers.Add(1); return newProvider() }}
+	go func() { r.stopped <- e.run(r.ownerAlive.Load, r.lock, r.socket) }()
+	return r
+}
+
+// call asks the engine for the schema over conn, as a front passes Terraform's call on.
+func call(t *testing.T, conn net.Conn) {
+	t.Helper()
+	used := false
+	cc, err := grpc.NewClient("passthrough:///engine", grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithContextDialer(func(context.Context, string) (net.Conn, error) {
+			if used {
+				return nil, net.ErrClosed
+			}
+			used = true
+			return conn, nil
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cc.Close() })
+	req, resp := []byte{}, []byte{}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := cc.Invoke(ctx, "/tfplugin6.Provider/GetProviderSchema", &req, &resp, grpc.ForceCodec(rawCodec{})); err != nil {
+		t.Fatalf("GetProviderSchema through the engine: %v", err)
+	}
+	if len(resp) == 0 {
+		t.Fatal("the engine answered GetProviderSchema with nothing")
+	}
+}
+
+func (r *runningEngine) dial(t *testing.T) net.Conn {
+	t.Helper()
+	c, err := net.Dial("unix", r.socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func (r *runningEngine) assertRunning(t *testing.T, why string) {
+	t.Helper()
+	select {
+	case err := <-r.stopped:
+		t.Fatalf("the engine stopped (%v) %s", err, why)
+	case <-time.After(5 * poll):
+	}
+}
+
+func (r *runningEngine) assertStops(t *testing.T) {
+	t.Helper()
+	select {
+	case err := <-r.stopped:
+		if err != nil {
+			t.Fatalf("the engine stopped with %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the engine did not stop")
+	}
+	if _, err := os.Stat(r.socket); !os.IsNotExist(err) {
+		t.Errorf("the engine left its socket behind (%v)", err)
+	}
+}
+
+// Each front's connection gets a provider of its own, as each process of Terraform's would; the
+// engine outlives Terraform while a front is connected, then stops and removes its files.
+func TestEngine_servesEachConnectionItsOwnProviderUntilTerraformIsGone(t *testing.T) {
+	r := startEngine(t, time.Hour)
+	a, b := r.dial(t), r.dial(t)
+	call(t, a)
+	call(t, b)
+	if n := r.servers.Load(); n != 2 {
+		t.Fatalf("two connections got %d provider servers, want 2", n)
+	}
+	r.ownerAlive.Store(false)
+	r.assertRunning(t, "while fronts were connected")
+	_ = a.Close()
+	r.assertRunning(t, "while a front was connected")
+	_ = b.Close()
+	r.assertStops(t)
+	if _, err := os.Stat(r.lock); !os.IsNotExist(err) {
+		t.Errorf("the engine left the lock of a Terraform process that is gone (%v)", err)
+	}
+}
+
+// With Terraform alive, the engine waits for the next process's front, then stops when none came.
+func TestEngine_stopsWhenIdle(t *testing.T) {
+	r := startEngine(t, 10*poll)
+	c := r.dial(t)
+	call(t, c)
+	_ = c.Close()
+	r.assertStops(t)
+	// The lock of a live command stays: a front may be waiting on it.
+	if _, err := os.Stat(r.lock); err != nil {
+		t.Errorf("the engine removed the lock of a Terraform process still running: %v", err)
+	}
+}
+
+// A front holds the lock from its dial until the engine has it; an engine about to stop takes
+// the lock first (waiting while a front holds it) and serves what connected before it had the
+// lock, rather than refuse it.
+func TestEngine_servesAFrontThatConnectedAsItWasStopping(t *testing.T) {
+	dir := t.TempDir()
+	socket, lockPath := filepath.Join(dir, "1-2-e.sock"), filepath.Join(dir, "1-2-e.lock")
+	l, err := listen(socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &engine{l: l, log: quietLog{}, name: "registry.terraform.io/gitlabk8s/gitlabk8s", idle: time.Hour, last: time.Now(),
+		newServer: newProvider}
+	queued := make(chan net.Conn, 1)
+	connected := false
+	e.stopping = func() {
+		if connected {
+			return
+		}
+		connected = true
+		// A front's whole turn, between the engine's last look and its lock.
+		lock, err := lockFile(lockPath)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		c, err := net.Dial("unix", socket)
+		if err != nil {
+			t.Error(err)
+		}
+		_ = lock.Close()
+		queued <- c
+	}
+	alive := atomic.Bool{}
+	stopped := make(chan error, 1)
+	go func() { stopped <- e.run(alive.Load, lockPath, socket) }()
+	r := &runningEngine{socket: socket, lock: lockPath, stopped: stopped}
+	c := <-queued
+	r.assertRunning(t, "with a front connected as it was stopping")
+	if c == nil {
+		t.Fatal("no front connected")
+	}
+	call(t, c)
+	_ = c.Close()
+	r.assertStops(t)
+}
+
+func lockFile(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	return f, nil
+}
