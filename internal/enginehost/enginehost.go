@@ -9,6 +9,3 @@ import "github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/front"
 
 // Requested reports whether this process was started as a command's engine.
 func Requested(getenv func(string) string) bool { return getenv(front.EnvSocket) != "" }
-
-// maxMessage is the largest message either way, as tf6server allows.
-const maxMessage = 256 << 20

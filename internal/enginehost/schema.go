@@ -14,6 +14,8 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/dynamicpb"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/front"
 )
 
 // schemaResponse is the protocol's message the front carries.
@@ -92,7 +94,7 @@ func (rawCodec) Name() string { return "proto" }
 
 func rawSchemaAnswer(ctx context.Context, name string, newServer func() tfprotov6.ProviderServer) ([]byte, error) {
 	l := bufconn.Listen(1 << 20)
-	srv := grpc.NewServer(grpc.MaxRecvMsgSize(maxMessage), grpc.MaxSendMsgSize(maxMessage))
+	srv := grpc.NewServer(grpc.MaxRecvMsgSize(front.MaxMessage), grpc.MaxSendMsgSize(front.MaxMessage))
 	if err := (&tf6server.GRPCProviderPlugin{GRPCProvider: newServer, Name: name}).GRPCServer(nil, srv); err != nil {
 		return nil, err
 	}
@@ -101,7 +103,7 @@ func rawSchemaAnswer(ctx context.Context, name string, newServer func() tfprotov
 	conn, err := grpc.NewClient("passthrough:///schema",
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return l.DialContext(ctx) }),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxMessage)))
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(front.MaxMessage)))
 	if err != nil {
 		return nil, err
 	}

@@ -38,14 +38,14 @@ func Serve(getenv func(string) string, name string, newServer func() tfprotov6.P
 		}
 	}()
 	log := front.OpenEventLog(getenv(front.LogVariable))
-	socket, lockPath := getenv(front.EnvSocket), getenv(front.EnvLock)
+	files := front.FilesOf(getenv(front.EnvSocket))
 	owner := getenv(front.EnvOwner)
 	ownerPID, ownerStart, err := front.OwnerPID(owner)
 	if err != nil {
 		return err
 	}
 	handed := handedLock(getenv(front.EnvLockFD))
-	l, err := listen(socket)
+	l, err := listen(files.Socket)
 	// The starting front's lock, held until now: the next front connects rather than starts.
 	if handed != nil {
 		_ = handed.Close()
@@ -56,11 +56,10 @@ func Serve(getenv func(string) string, name string, newServer func() tfprotov6.P
 	if err != nil {
 		return err
 	}
-	log.Printf("engine %d serves %s at %s", os.Getpid(), owner, socket)
-	go sweep(filepath.Dir(socket), owner)
-	e := &engine{l: l, log: log, name: name, newServer: newServer, idle: Idle, last: time.Now()}
-	alive := func() bool { return running(ownerPID, ownerStart) }
-	return e.run(alive, lockPath, socket)
+	log.Printf("engine %d serves %s at %s", os.Getpid(), owner, files.Socket)
+	go sweep(filepath.Dir(files.Socket), owner)
+	e := &engine{l: l, files: files, log: log, name: name, newServer: newServer, idle: Idle, last: time.Now()}
+	return e.run(func() bool { return front.Running(ownerPID, ownerStart) })
 }
 
 // errServed says another engine already serves the command.
@@ -91,16 +90,6 @@ func listen(socket string) (*net.UnixListener, error) {
 	return l, nil
 }
 
-// running reports whether the process pid, started at start, still runs.
-func running(pid int, start string) bool {
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	got, err := front.StartTime(string(stat))
-	return err == nil && got == start
-}
-
 // sweep removes the files of engines whose Terraform process is gone (an engine killed before it
 // could), other than owner's.
 func sweep(dir, owner string) {
@@ -114,7 +103,7 @@ func sweep(dir, owner string) {
 			continue
 		}
 		pid, start, err := front.OwnerPID(o)
-		if err != nil || running(pid, start) {
+		if err != nil || front.Running(pid, start) {
 			continue
 		}
 		_ = os.Remove(filepath.Join(dir, e.Name()))
@@ -123,6 +112,7 @@ func sweep(dir, owner string) {
 
 type engine struct {
 	l         *net.UnixListener
+	files     front.Files
 	log       interface{ Printf(string, ...any) }
 	name      string
 	newServer func() tfprotov6.ProviderServer
@@ -139,7 +129,7 @@ type engine struct {
 // run accepts connections until the engine may stop: no connection open, and Terraform gone or
 // nothing connected for Idle. Before it stops it takes the lock and accepts what is queued, so a
 // front that connected meanwhile is served, not refused.
-func (e *engine) run(alive func() bool, lockPath, socket string) error {
+func (e *engine) run(alive func() bool) error {
 	for {
 		_ = e.l.SetDeadline(time.Now().Add(poll))
 		c, err := e.l.Accept()
@@ -160,7 +150,7 @@ func (e *engine) run(alive func() bool, lockPath, socket string) error {
 		if !gone && idle < e.idle {
 			continue
 		}
-		stopped, err := e.stop(lockPath, socket, gone)
+		stopped, err := e.stop(gone)
 		if stopped || err != nil {
 			return err
 		}
@@ -168,11 +158,11 @@ func (e *engine) run(alive func() bool, lockPath, socket string) error {
 }
 
 // stop stops the engine unless a front connected since the last look; it reports whether it did.
-func (e *engine) stop(lockPath, socket string, ownerGone bool) (bool, error) {
+func (e *engine) stop(ownerGone bool) (bool, error) {
 	if e.stopping != nil {
 		e.stopping()
 	}
-	lock, err := os.OpenFile(lockPath, os.O_CREATE|os.O_RDWR, 0o600)
+	lock, err := os.OpenFile(e.files.Lock, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return false, err
 	}
@@ -187,12 +177,12 @@ func (e *engine) stop(lockPath, socket string, ownerGone bool) (bool, error) {
 		e.serve(c)
 		return false, nil
 	}
-	_ = os.Remove(socket)
+	_ = os.Remove(e.files.Socket)
 	_ = e.l.Close()
 	if ownerGone {
 		// No front of this command comes again.
-		_ = os.Remove(lockPath)
-		_ = os.Remove(socket[:len(socket)-len(filepath.Ext(socket))] + ".err")
+		_ = os.Remove(e.files.Lock)
+		_ = os.Remove(e.files.Err)
 	}
 	e.mu.Lock()
 	count := e.count
@@ -221,7 +211,7 @@ func (e *engine) serve(c net.Conn) {
 			e.last = time.Now()
 			e.mu.Unlock()
 		}()
-		srv := grpc.NewServer(grpc.MaxRecvMsgSize(maxMessage), grpc.MaxSendMsgSize(maxMessage))
+		srv := grpc.NewServer(grpc.MaxRecvMsgSize(front.MaxMessage), grpc.MaxSendMsgSize(front.MaxMessage))
 		if err := (&tf6server.GRPCProviderPlugin{GRPCProvider: e.newServer, Name: e.name}).GRPCServer(nil, srv); err != nil {
 			_ = c.Close()
 			return

@@ -13,6 +13,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/front"
 )
 
 type quietLog struct{}
@@ -36,9 +38,9 @@ func startEngine(t *testing.T, idle time.Duration) *runningEngine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &engine{l: l, log: quietLog{}, name: "registry.terraform.io/gitlabk8s/gitlabk8s", idle: idle, last: time.Now(),
+	e := &engine{l: l, files: front.FilesOf(r.socket), log: quietLog{}, name: "registry.terraform.io/gitlabk8s/gitlabk8s", idle: idle, last: time.Now(),
 		newServer: func() tfprotov6.ProviderServer { r.servers.Add(1); return newProvider() }}
-	go func() { r.stopped <- e.run(r.ownerAlive.Load, r.lock, r.socket) }()
+	go func() { r.stopped <- e.run(r.ownerAlive.Load) }()
 	return r
 }
 
@@ -146,7 +148,7 @@ func TestEngine_servesAFrontThatConnectedAsItWasStopping(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &engine{l: l, log: quietLog{}, name: "registry.terraform.io/gitlabk8s/gitlabk8s", idle: time.Hour, last: time.Now(),
+	e := &engine{l: l, files: front.FilesOf(socket), log: quietLog{}, name: "registry.terraform.io/gitlabk8s/gitlabk8s", idle: time.Hour, last: time.Now(),
 		newServer: newProvider}
 	queued := make(chan net.Conn, 1)
 	connected := false
@@ -170,7 +172,7 @@ func TestEngine_servesAFrontThatConnectedAsItWasStopping(t *testing.T) {
 	}
 	alive := atomic.Bool{}
 	stopped := make(chan error, 1)
-	go func() { stopped <- e.run(alive.Load, lockPath, socket) }()
+	go func() { stopped <- e.run(alive.Load) }()
 	r := &runningEngine{socket: socket, lock: lockPath, stopped: stopped}
 	c := <-queued
 	r.assertRunning(t, "with a front connected as it was stopping")
@@ -192,4 +194,34 @@ func lockFile(path string) (*os.File, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// The files of commands whose Terraform process is gone are removed as an engine starts; a live
+// command's, and names of other kinds, are left.
+func TestSweep_removesTheFilesOfCommandsThatAreGone(t *testing.T) {
+	dir := t.TempDir()
+	self, err := front.ProcessStart(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := front.Owner(os.Getpid(), self)
+	// This process's PID with another start time: a process that had the PID before.
+	gone := front.Owner(os.Getpid(), self+"1")
+	names := map[string]bool{ // name -> kept
+		live + "-e1.sock": true, live + "-e1.lock": true, live + "-e2.err": true,
+		gone + "-e1.sock": false, gone + "-e1.lock": false, gone + "-e1.err": false,
+		"notes.txt": true, "4242.sock.lock": true,
+	}
+	for name := range names {
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sweep(dir, "1-2")
+	for name, kept := range names {
+		_, err := os.Stat(filepath.Join(dir, name))
+		if kept != (err == nil) {
+			t.Errorf("%s: kept %t, want %t", name, err == nil, kept)
+		}
+	}
 }

@@ -22,23 +22,14 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// maxMessage is the largest message passed either way, as the provider's own server allows.
-const maxMessage = 256 << 20
-
 // schemaMethod is the call the front answers itself, from the answer it carries.
 const schemaMethod = "/tfplugin6.Provider/GetProviderSchema"
-
-// Hooks let a build of the front (the bench's) run code of its own before the process exits.
-type Hooks struct {
-	// AtExit runs once, before the front exits on its own.
-	AtExit func()
-}
 
 // Main serves Terraform's calls in this process: passed on to the command's engine, or, when
 // the engine cannot be shared (DirectReason, or no usable socket folder), by running the engine
 // in its place.
 func Main(hooks Hooks) {
-	log := openEventLog(os.Getenv(LogVariable))
+	log := OpenEventLog(os.Getenv(LogVariable))
 	self, err := os.Executable()
 	if err != nil {
 		fatal(err)
@@ -64,7 +55,7 @@ func Main(hooks Hooks) {
 		grpc.WithContextDialer(up.dial),
 		// Never idle: a closed connection could not be opened again (upstream).
 		grpc.WithIdleTimeout(0),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxMessage), grpc.MaxCallSendMsgSize(maxMessage)))
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(MaxMessage), grpc.MaxCallSendMsgSize(MaxMessage)))
 	if err != nil {
 		fatal(err)
 	}
@@ -79,7 +70,7 @@ func Main(hooks Hooks) {
 			return grpc.NewServer(append(opts,
 				grpc.ForceServerCodec(codec{}),
 				grpc.UnknownServiceHandler(forward(conn, up)),
-				grpc.MaxRecvMsgSize(maxMessage), grpc.MaxSendMsgSize(maxMessage))...)
+				grpc.MaxRecvMsgSize(MaxMessage), grpc.MaxSendMsgSize(MaxMessage))...)
 		},
 	})
 	up.exit(0)
@@ -87,8 +78,8 @@ func Main(hooks Hooks) {
 
 // runDirectly replaces this process with the engine, which then serves Terraform as a provider
 // without a front does.
-func runDirectly(engine, reason string, log *eventLog, hooks Hooks) {
-	log.printf("front %d runs the engine directly: %s", os.Getpid(), reason)
+func runDirectly(engine, reason string, log *EventLog, hooks Hooks) {
+	log.Printf("front %d runs the engine directly: %s", os.Getpid(), reason)
 	if hooks.AtExit != nil {
 		hooks.AtExit()
 	}

@@ -6,22 +6,15 @@ import (
 	"time"
 )
 
-// eventLog appends lines to the file LogVariable names; nothing when it names none.
-type eventLog struct{ path string }
+// EventLog appends lines to the file LogVariable names; nothing when it names none. The front and
+// the engine write to the same one.
+type EventLog struct{ path string }
 
-func openEventLog(path string) *eventLog { return &eventLog{path: path} }
+// OpenEventLog returns the log at path ("" for none).
+func OpenEventLog(path string) *EventLog { return &EventLog{path: path} }
 
-// OpenEventLog is the engine's view of the same log.
-func OpenEventLog(path string) interface{ Printf(string, ...any) } {
-	return printer{openEventLog(path)}
-}
-
-type printer struct{ l *eventLog }
-
-func (p printer) Printf(format string, args ...any) { p.l.printf(format, args...) }
-
-// printf appends one line in one write, so processes writing at once never interleave lines.
-func (l *eventLog) printf(format string, args ...any) {
+// Printf appends one line in one write, so processes writing at once never interleave lines.
+func (l *EventLog) Printf(format string, args ...any) {
 	if l == nil || l.path == "" {
 		return
 	}

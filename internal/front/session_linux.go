@@ -22,21 +22,17 @@ type session struct {
 	engine string
 	owner  string
 	files  Files
-	log    *eventLog
+	log    *EventLog
 }
 
 // newSession works out the command's engine files: the owner is the front's parent, Terraform.
-func newSession(engine string, log *eventLog) (*session, error) {
+func newSession(engine string, log *EventLog) (*session, error) {
 	info, err := os.Stat(engine)
 	if err != nil {
 		return nil, err
 	}
 	ppid := os.Getppid()
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(ppid) + "/stat")
-	if err != nil {
-		return nil, err
-	}
-	start, err := StartTime(string(stat))
+	start, err := ProcessStart(ppid)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +79,7 @@ func (s *session) connect() (net.Conn, error) {
 	}
 	defer lock.Close()
 	if c, err := net.Dial("unix", s.files.Socket); err == nil {
-		s.log.printf("front %d connected to the engine at %s", os.Getpid(), s.files.Socket)
+		s.log.Printf("front %d connected to the engine at %s", os.Getpid(), s.files.Socket)
 		return c, nil
 	}
 	errOut, err := os.OpenFile(s.files.Err, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
@@ -94,7 +90,6 @@ func (s *session) connect() (net.Conn, error) {
 	cmd := exec.Command(s.engine)
 	cmd.Env = append(os.Environ(),
 		EnvSocket+"="+s.files.Socket,
-		EnvLock+"="+s.files.Lock,
 		EnvOwner+"="+s.owner,
 		// The lock, handed over: file descriptor 3 in the engine.
 		EnvLockFD+"=3",
@@ -104,7 +99,7 @@ func (s *session) connect() (net.Conn, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start the provider's engine %s: %w", s.engine, err)
 	}
-	s.log.printf("front %d started the engine %d for %s", os.Getpid(), cmd.Process.Pid, s.owner)
+	s.log.Printf("front %d started the engine %d for %s", os.Getpid(), cmd.Process.Pid, s.owner)
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	// Our copy of the lock goes; the engine's holds it until it listens.
@@ -157,4 +152,19 @@ func crashText(path string) string {
 		b = b[:most]
 	}
 	return ":\n" + string(b)
+}
+
+// ProcessStart returns the start time of the process pid (StartTime of its /proc/<pid>/stat).
+func ProcessStart(pid int) (string, error) {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return "", err
+	}
+	return StartTime(string(stat))
+}
+
+// Running reports whether the process pid, started at start, still runs.
+func Running(pid int, start string) bool {
+	got, err := ProcessStart(pid)
+	return err == nil && got == start
 }

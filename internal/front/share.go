@@ -139,12 +139,18 @@ const maxSocketPath = 107
 
 // FilesIn names a command's files in dir; an error when the socket's path is too long to bind.
 func FilesIn(dir, owner, engineID string) (Files, error) {
-	base := filepath.Join(dir, owner+"-"+engineID)
-	f := Files{Socket: base + ".sock", Lock: base + ".lock", Err: base + ".err"}
+	f := FilesOf(filepath.Join(dir, owner+"-"+engineID+".sock"))
 	if len(f.Socket) > maxSocketPath {
 		return Files{}, fmt.Errorf("the socket path %s is longer than %d bytes", f.Socket, maxSocketPath)
 	}
 	return f, nil
+}
+
+// FilesOf returns the files of the command whose engine listens at socket: the lock and the
+// standard error beside it.
+func FilesOf(socket string) Files {
+	base := strings.TrimSuffix(socket, ".sock")
+	return Files{Socket: socket, Lock: base + ".lock", Err: base + ".err"}
 }
 
 // OwnerOf returns the owner part of a file name FilesIn gave ("<pid>-<start>-<engine>.<ext>"),
@@ -185,12 +191,20 @@ func DirMode(isDir, isLink bool, ownerUID, uid int, perm uint32) error {
 	return nil
 }
 
+// MaxMessage is the largest message passed either way, front to engine and engine to Terraform,
+// as the provider's own server (tf6server) allows.
+const MaxMessage = 256 << 20
+
+// Hooks let a build of the front (the bench's) run code of its own before the process exits.
+type Hooks struct {
+	// AtExit runs once, before the front exits on its own.
+	AtExit func()
+}
+
 // The variables a front starts the engine with.
 const (
 	// EnvSocket is the socket the engine listens on.
 	EnvSocket = "GITLABK8S_ENGINE_SOCKET"
-	// EnvLock is the lock file of the command's engine.
-	EnvLock = "GITLABK8S_ENGINE_LOCK"
 	// EnvLockFD is the descriptor of the lock the starting front handed over, held until the
 	// engine listens.
 	EnvLockFD = "GITLABK8S_ENGINE_LOCK_FD"

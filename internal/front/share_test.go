@@ -88,6 +88,9 @@ func TestOwnerNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if FilesOf(files.Socket) != files {
+		t.Errorf("FilesOf(%q) = %+v, want %+v: the engine finds its files from the socket alone", files.Socket, FilesOf(files.Socket), files)
+	}
 	for _, p := range []string{files.Socket, files.Lock, files.Err} {
 		if got := OwnerOf(p[len("/tmp/d/"):]); got != owner {
 			t.Errorf("OwnerOf(%q) = %q, want %q", p, got, owner)
