@@ -37,11 +37,8 @@ func sortManifests(files map[string]string) (hooks []*release.Hook, manifests []
 	type document struct{ path, text string }
 	var docs []document
 	for _, path := range slices.Sorted(maps.Keys(files)) {
-		split := releaseutil.SplitManifests(files[path])
-		keys := slices.Collect(maps.Keys(split))
-		sort.Sort(releaseutil.BySplitManifestsOrder(keys))
-		for _, key := range keys {
-			docs = append(docs, document{path: path, text: split[key]})
+		for _, text := range splitTemplateOutput(files[path]) {
+			docs = append(docs, document{path: path, text: text})
 		}
 	}
 	// A manifest keeps its document's parsed objects through the sort.

@@ -11,10 +11,8 @@ import (
 	"maps"
 	"reflect"
 	"slices"
-	"sort"
 	"strings"
 
-	releaseutil "helm.sh/helm/v4/pkg/release/v1/util"
 	"sigs.k8s.io/yaml"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/draw"
@@ -485,19 +483,6 @@ func priorObjects(prior []Document) map[string]manifest.Object {
 		}
 	}
 	return out
-}
-
-// splitTemplateOutput cuts a template's output into documents as Helm's
-// install does (releaseutil.SplitManifests), in their order.
-func splitTemplateOutput(text string) []string {
-	split := releaseutil.SplitManifests(text)
-	keys := slices.Collect(maps.Keys(split))
-	sort.Sort(releaseutil.BySplitManifestsOrder(keys))
-	docs := make([]string, len(keys))
-	for i, k := range keys {
-		docs[i] = split[k]
-	}
-	return docs
 }
 
 // singleObject parses one document; nil means it holds nothing (comments).

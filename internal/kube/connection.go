@@ -384,6 +384,8 @@ func (c *Connection) start(ctx context.Context) (*attempt, error) {
 	}
 	cfg.QPS = ClientQPS
 	cfg.Burst = ClientBurst
+	// Innermost, under the retries: one handshake for the first requests sent together.
+	newFirstConnection().wrap(cfg)
 	retrying(cfg, c.opts)
 	kc, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
