@@ -2,6 +2,7 @@ package enginehost
 
 import (
 	"context"
+	"errors"
 	"net"
 	"os"
 	"path/filepath"
@@ -224,4 +225,71 @@ func TestSweep_removesTheFilesOfCommandsThatAreGone(t *testing.T) {
 			t.Errorf("%s: kept %t, want %t", name, err == nil, kept)
 		}
 	}
+}
+
+// An engine killed (SIGKILL, the machine's out-of-memory killer) leaves its socket behind with
+// nothing listening: the next engine of the command listens there, and the fronts reach it.
+func TestListen_takesOverTheSocketOfAKilledEngine(t *testing.T) {
+	socket := filepath.Join(t.TempDir(), "1-2-e.sock")
+	dead, err := net.ListenUnix("unix", &net.UnixAddr{Name: socket, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead.SetUnlinkOnClose(false)
+	_ = dead.Close()
+	if _, err := os.Stat(socket); err != nil {
+		t.Fatalf("the killed engine's socket is not left: %v", err)
+	}
+	l, err := listen(socket)
+	if err != nil {
+		t.Fatalf("listen over a dead engine's socket: %v", err)
+	}
+	t.Cleanup(func() { _ = l.Close() })
+	accepted := make(chan error, 1)
+	go func() {
+		c, err := l.Accept()
+		if err == nil {
+			_ = c.Close()
+		}
+		accepted <- err
+	}()
+	c, err := net.Dial("unix", socket)
+	if err != nil {
+		t.Fatalf("a front cannot reach the new engine: %v", err)
+	}
+	_ = c.Close()
+	if err := <-accepted; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// An engine that serves the socket is left serving: a second one started for the same command
+// stops at once, and the socket is still the first one's.
+func TestListen_leavesALiveEngineServing(t *testing.T) {
+	socket := filepath.Join(t.TempDir(), "1-2-e.sock")
+	live, err := listen(socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = live.Close() })
+	go func() {
+		for {
+			c, err := live.Accept()
+			if err != nil {
+				return
+			}
+			_ = c.Close()
+		}
+	}()
+	if l, err := listen(socket); !errors.Is(err, errServed) {
+		if l != nil {
+			_ = l.Close()
+		}
+		t.Fatalf("listen over a live engine's socket = %v; want errServed", err)
+	}
+	c, err := net.Dial("unix", socket)
+	if err != nil {
+		t.Fatalf("the live engine no longer answers: %v", err)
+	}
+	_ = c.Close()
 }
