@@ -11,7 +11,6 @@ import (
 	"os"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/enginehost"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/provider"
@@ -42,9 +41,7 @@ func main() {
 	}
 	if enginehost.Requested(os.Getenv) {
 		// Started by a front (internal/front) as the engine its command's provider processes share.
-		if err := enginehost.Serve(os.Getenv, provider.RegistryAddress, func() tfprotov6.ProviderServer {
-			return providerserver.NewProtocol6(provider.New(version)())()
-		}); err != nil {
+		if err := enginehost.Serve(os.Getenv, provider.RegistryAddress, provider.NewServer(version)); err != nil {
 			fmt.Fprintln(os.Stderr, err.Error())
 			os.Exit(1)
 		}

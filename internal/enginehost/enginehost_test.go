@@ -5,16 +5,11 @@ import (
 	"os"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
-
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/front"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/provider"
 )
 
-func newProvider() tfprotov6.ProviderServer {
-	return providerserver.NewProtocol6(provider.New("test")())()
-}
+var newProvider = provider.NewServer("test")
 
 // The front answers GetProviderSchema from what it carries: a schema changed without
 // scripts/generate.sh would reach Terraform stale. This fails until the answer is written again.

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"sync"
+	"sync/atomic"
 
 	"k8s.io/client-go/rest"
 )
@@ -18,8 +19,7 @@ import (
 // dial their own, as before, one handshake later. The requests wait for that handshake either
 // way, so a held request is not later than it would have been.
 type firstConnection struct {
-	mu      sync.Mutex
-	started bool
+	started atomic.Bool
 	once    sync.Once
 	ready   chan struct{}
 }
@@ -35,13 +35,7 @@ func (f *firstConnection) wrap(cfg *rest.Config) {
 }
 
 // lead says whether the caller's request is the first; every later call says false.
-func (f *firstConnection) lead() bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	first := !f.started
-	f.started = true
-	return first
-}
+func (f *firstConnection) lead() bool { return f.started.CompareAndSwap(false, true) }
 
 // open lets every held request go, once the first has its connection or has failed.
 func (f *firstConnection) open() { f.once.Do(func() { close(f.ready) }) }

@@ -9,7 +9,9 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/helmrelease"
 )
@@ -36,6 +38,12 @@ func New(version string) func() provider.Provider {
 	return func() provider.Provider {
 		return &gitlabk8sProvider{version: version, getenv: os.Getenv}
 	}
+}
+
+// NewServer returns a constructor of the provider's protocol 6 server, one server per call: the
+// engine (internal/enginehost) serves each front's connection one.
+func NewServer(version string) func() tfprotov6.ProviderServer {
+	return func() tfprotov6.ProviderServer { return providerserver.NewProtocol6(New(version)())() }
 }
 
 func (p *gitlabk8sProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {

@@ -9,9 +9,6 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
-
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/enginehost"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/provider"
 )
@@ -25,9 +22,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, err.Error())
 		os.Exit(1)
 	}
-	b, err := enginehost.SchemaAnswer(context.Background(), provider.RegistryAddress, func() tfprotov6.ProviderServer {
-		return providerserver.NewProtocol6(provider.New("schema")())()
-	})
+	b, err := enginehost.SchemaAnswer(context.Background(), provider.RegistryAddress, provider.NewServer("schema"))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err.Error())
 		os.Exit(1)

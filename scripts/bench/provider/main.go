@@ -24,7 +24,6 @@ import (
 	"runtime/trace"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
-	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/enginehost"
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/provider"
@@ -54,9 +53,7 @@ func main() {
 	role := "provider"
 	if enginehost.Requested(os.Getenv) {
 		role = "engine"
-		err = enginehost.Serve(os.Getenv, provider.RegistryAddress, func() tfprotov6.ProviderServer {
-			return providerserver.NewProtocol6(provider.New(version)())()
-		})
+		err = enginehost.Serve(os.Getenv, provider.RegistryAddress, provider.NewServer(version))
 	} else {
 		err = providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
 			Address: provider.RegistryAddress,
