@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // written remembers the text [Render] gave objects in this process, by their content. A
@@ -17,7 +18,14 @@ var written = newTextMemo(1<<14, Render)
 
 // ForgetWritten empties the memory of written texts, for benchmarks that measure what a new
 // process writes.
-func ForgetWritten() { written.texts.forget() }
+func ForgetWritten() {
+	written.texts.forget()
+	written.digests.forget()
+}
+
+// Written returns how many texts this process has written, for tests and benchmarks of
+// what a process writes and what it takes from memory.
+func Written() int64 { return written.count.Load() }
 
 // memory is a map for what a process works out more than once, safe for concurrent use. When
 // it holds limit entries, or would hold more than budget bytes by size (when both are set), it
@@ -58,14 +66,29 @@ func (m *memory[K, V]) forget() {
 	m.entries, m.used = nil, 0
 }
 
-// textMemo maps the content digest of objects ([contentDigest]) to their text.
+// textMemo maps the content digest of objects ([contentDigest]) to their text, and each text
+// back to the digest of the content it was written from, for the record a later process takes
+// texts from (textrecord.go).
 type textMemo struct {
-	texts memory[[sha256.Size]byte, string]
-	write func(Object) (string, error)
+	texts   memory[[sha256.Size]byte, string]
+	digests memory[string, [sha256.Size]byte]
+	write   func(Object) (string, error)
+	// count is how many texts write gave.
+	count atomic.Int64
 }
 
 func newTextMemo(limit int, write func(Object) (string, error)) *textMemo {
-	return &textMemo{texts: memory[[sha256.Size]byte, string]{limit: limit}, write: write}
+	return &textMemo{
+		texts:   memory[[sha256.Size]byte, string]{limit: limit},
+		digests: memory[string, [sha256.Size]byte]{limit: limit},
+		write:   write,
+	}
+}
+
+// remember takes text as what an object of content digest is written as.
+func (m *textMemo) remember(digest [sha256.Size]byte, text string) {
+	m.texts.put(digest, text)
+	m.digests.put(text, digest)
 }
 
 // render returns Render(obj), from memory when an object of the same content was written.
@@ -81,7 +104,8 @@ func (m *textMemo) render(obj Object) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	m.texts.put(digest, text)
+	m.count.Add(1)
+	m.remember(digest, text)
 	return text, nil
 }
 

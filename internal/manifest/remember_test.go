@@ -92,6 +92,20 @@ func TestTextMemo_writesEachContentOnce(t *testing.T) {
 }
 
 func TestManifests_aRefreshThenAPlanWriteEachObjectOnce(t *testing.T) {
+	first, objs, writes := writtenRelease(t)
+	second := writeOneChanged(t, objs)
+	if writes.Load() != 101 {
+		t.Errorf("%d objects written for 100 objects and one changed, want 101", writes.Load())
+	}
+	if changed := changedKeys(first, second); len(changed) != 1 {
+		t.Errorf("manifests %v differ after one object changed, want 1", changed)
+	}
+}
+
+// writtenRelease writes 100 objects of a release as a refresh does, in a memory of the test's
+// own, and returns its manifests, its objects and the memory's count of writes.
+func writtenRelease(t *testing.T) (map[string]string, []Object, *atomic.Int32) {
+	t.Helper()
 	forgetWritten(t)
 	var writes atomic.Int32
 	written.write = func(obj Object) (string, error) { writes.Add(1); return Render(obj) }
@@ -99,26 +113,36 @@ func TestManifests_aRefreshThenAPlanWriteEachObjectOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := NewRedactor(generatedSensitive, []byte("a release's redaction key"), nil)
-	first, err := r.Manifests(objs, "review-x", nil)
+	manifests, err := releaseRedactor().Manifests(objs, "review-x", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return manifests, objs, &writes
+}
+
+// writeOneChanged changes one of objs, the objects of writtenRelease, and writes them again.
+func writeOneChanged(t *testing.T, objs []Object) map[string]string {
+	t.Helper()
 	objs[7]["metadata"].(map[string]any)["labels"] = map[string]any{"changed": "yes"}
-	second, err := r.Manifests(objs, "review-x", nil)
+	manifests, err := releaseRedactor().Manifests(objs, "review-x", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if writes.Load() != 101 {
-		t.Errorf("%d objects written for 100 objects and one changed, want 101", writes.Load())
-	}
-	changed := 0
-	for key, text := range second {
-		if first[key] != text {
-			changed++
+	return manifests
+}
+
+// releaseRedactor is the redactor of the release writtenRelease writes.
+func releaseRedactor() *Redactor {
+	return NewRedactor(generatedSensitive, []byte("a release's redaction key"), nil)
+}
+
+// changedKeys returns the keys of after whose texts differ from before's.
+func changedKeys(before, after map[string]string) []string {
+	var changed []string
+	for key, text := range after {
+		if before[key] != text {
+			changed = append(changed, key)
 		}
 	}
-	if changed != 1 {
-		t.Errorf("%d manifests differ after one object changed, want 1", changed)
-	}
+	return changed
 }

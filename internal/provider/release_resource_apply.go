@@ -101,6 +101,11 @@ func (r *releaseResource) apply(ctx context.Context, plan, state *releaseModel, 
 		plan.Manifests = manifests
 	}
 	diags.Append(writeRedactionRecord(ctx, private, done.Record, d)...)
+	var written map[string]string
+	if known, complete := completeManifests(plan.Manifests); complete {
+		written = known
+	}
+	diags.Append(recordTexts(ctx, private, written)...)
 	tflog.Info(ctx, "applied release "+id, map[string]any{"release": id, "revision": done.Revision})
 }
 

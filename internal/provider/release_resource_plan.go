@@ -55,6 +55,10 @@ func (r *releaseResource) renderEnvironment(ctx context.Context, m *releaseModel
 	if env == nil {
 		return nil
 	}
+	if recorded != nil {
+		// An object written as the state's text is given that text again (release_texts.go).
+		rememberTexts(ctx, private, recorded.Manifests)
+	}
 	definitions := m.definitions()
 	env.apiVersions = withDefinedAPIVersions(env.apiVersions, chart.DefaultAPIVersions, definitions)
 	in, ok := m.releaseInputs(ctx, env, private, diags)

@@ -59,6 +59,7 @@ func (r *releaseResource) Read(ctx context.Context, req resource.ReadRequest, re
 		resp.Diagnostics.Append(writeRedactionRecord(ctx, resp.Private, refreshed.RedactionRecord, d)...)
 		resp.Diagnostics.Append(clearImported(ctx, resp.Private)...)
 	}
+	resp.Diagnostics.Append(recordTexts(ctx, resp.Private, refreshed.Manifests)...)
 	manifests, converted := types.MapValueFrom(ctx, types.StringType, refreshed.Manifests)
 	resp.Diagnostics.Append(converted...)
 	tflog.Debug(ctx, "refreshed release objects", map[string]any{"release": id, "manifests": len(refreshed.Manifests)})

@@ -1,0 +1,92 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+
+	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
+)
+
+// textsWritten checks that the plan's process has written want texts since the last
+// forgetTexts: the provider runs in the test's process, whose memory of written texts stands
+// for a new process's once forgotten.
+type textsWritten struct {
+	since *int64
+	want  int64
+}
+
+func (c textsWritten) CheckPlan(_ context.Context, _ plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	if got := manifest.Written() - *c.since; got != c.want {
+		resp.Error = fmt.Errorf("the refresh and the plan wrote %d texts, want %d", got, c.want)
+	}
+}
+
+// A refresh in a new process gives the release's unchanged objects the texts of the state, by
+// the record the apply (or the refresh before) left in private, and writes only the object
+// changed in the cluster; the plan then shows that change as before.
+func TestAccRelease_aNewProcessWritesOnlyWhatChanged(t *testing.T) {
+	e := testAccRelease(t)
+	config := e.webRelease(`  set = { "env.MODE" = "review" }`)
+	staging := e.webRelease(`  set = { "env.MODE" = "staging" }`)
+	var since int64
+	newProcess := func() {
+		manifest.ForgetWritten()
+		since = manifest.Written()
+	}
+	testAccResourceTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: config},
+			// The install's plan had no key for the markers of the release's Secret yet, which
+			// the apply drew: the refresh writes the Secret with it, the one text it writes.
+			{RefreshState: true},
+			{
+				PreConfig: newProcess,
+				Config:    config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(), textsWritten{&since, 0},
+				}},
+			},
+			{
+				PreConfig: func() {
+					newProcess()
+					e.editDeployment(t, "registry.example/web:hacked", "debug")
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					expectManifestChanges(webAddress, map[string]*manifestLines{
+						"Deployment.apps/web": {
+							removed: []string{"value: debug", "image: registry.example/web:hacked"},
+							added:   []string{"value: review", "image: registry.example/web:1.25.0"},
+						},
+					}),
+					textsWritten{&since, 1},
+				}},
+				Check: e.checkDeployment("registry.example/web:1.25.0", 1),
+			},
+			{
+				// A changed setting: the refresh takes every text, the plan writes the changed one.
+				PreConfig: newProcess,
+				Config:    staging,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					expectManifestChanges(webAddress, map[string]*manifestLines{
+						"Deployment.apps/web": {removed: []string{"value: review"}, added: []string{"value: staging"}},
+					}),
+					textsWritten{&since, 1},
+				}},
+			},
+			{
+				// The apply recorded the texts it left in the state.
+				PreConfig: newProcess,
+				Config:    staging,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(), textsWritten{&since, 0},
+				}},
+			},
+		},
+	})
+}
