@@ -2,10 +2,8 @@ package manifest
 
 import (
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
-	"hash"
 	"maps"
 	"slices"
 )
@@ -75,17 +73,15 @@ func (m *textMemo) rememberRecord(manifests map[string]string, rec TextRecord, w
 }
 
 // textsDigest is the SHA-256 of each key of manifests, in keys' order, and its text, each
-// preceded by its length.
+// preceded by its length (appendString's encoding).
 func textsDigest(keys []string, manifests map[string]string) [sha256.Size]byte {
 	h := sha256.New()
-	var lengths [binary.MaxVarintLen64]byte
-	write := func(h hash.Hash, s string) {
-		h.Write(binary.AppendUvarint(lengths[:0], uint64(len(s))))
-		h.Write([]byte(s))
-	}
+	var buf []byte
 	for _, key := range keys {
-		write(h, key)
-		write(h, manifests[key])
+		buf = appendString(buf[:0], key)
+		h.Write(buf)
+		buf = appendString(buf[:0], manifests[key])
+		h.Write(buf)
 	}
 	var sum [sha256.Size]byte
 	h.Sum(sum[:0])
