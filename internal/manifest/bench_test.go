@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -219,5 +220,38 @@ func TestGenerateHelmOutput_isValidInput(t *testing.T) {
 		if strings.Contains(out, secret) {
 			t.Errorf("generated output leaks %q", secret)
 		}
+	}
+}
+
+// BenchmarkRememberWritten takes a release's text record as a process does before it renders:
+// the record read from JSON, then every text of the state hashed and taken.
+func BenchmarkRememberWritten(b *testing.B) {
+	for _, n := range benchmarkSizes {
+		objs := generatedObjects(b, n)
+		ForgetWritten()
+		manifests, err := Manifests(objs, "review-x", nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rec, ok := RecordWritten(manifests, "build")
+		if !ok {
+			b.Fatal("no text recorded")
+		}
+		data, err := json.Marshal(rec)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("objects=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				var got TextRecord
+				if err := json.Unmarshal(data, &got); err != nil {
+					b.Fatal(err)
+				}
+				if taken := RememberWritten(manifests, got, "build"); taken != n {
+					b.Fatalf("took %d texts, want %d", taken, n)
+				}
+			}
+		})
 	}
 }

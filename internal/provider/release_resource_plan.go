@@ -55,8 +55,12 @@ func (r *releaseResource) renderEnvironment(ctx context.Context, m *releaseModel
 	if env == nil {
 		return nil
 	}
-	if recorded != nil {
+	id := m.releaseID()
+	refreshed, wasRefreshed := r.data.refreshed.take(id)
+	if recorded != nil && !(op == opPlan && wasRefreshed) {
 		// An object written as the state's text is given that text again (release_texts.go).
+		// A plan after this process's refresh skips it: the refresh wrote or took every text of
+		// the state it handed the plan.
 		rememberTexts(ctx, private, recorded.Manifests)
 	}
 	definitions := m.definitions()
@@ -71,10 +75,8 @@ func (r *releaseResource) renderEnvironment(ctx context.Context, m *releaseModel
 	if env.client != nil {
 		cluster = env.client
 	}
-	id := m.releaseID()
-	refreshed, ok := r.data.refreshed.take(id)
 	switch {
-	case op == opPlan && ok && cluster != nil:
+	case op == opPlan && wasRefreshed && cluster != nil:
 		env.request = release.PrepareWithHistory(cluster, in, refreshed)
 	case op == opRefresh:
 		env.request = release.PrepareRefresh(ctx, cluster, in, recorded)
