@@ -6,7 +6,9 @@
 # no aggregated API's. A built-in document is the same on every API server of a minor version
 # (its info names only the minor); the provider uses one only for the exact bytes it hashes to.
 # Beside each document it writes the document's index (<name>.index.json: where each definition
-# lies, which kinds it defines), which the provider reads it by instead of parsing it whole.
+# lies, which kinds it defines), which the provider reads it by instead of parsing it whole, and
+# then writes the document again in gzip members of 128 KiB of it each, listed in the index, so
+# that the provider decompresses only those holding what it reads (zcat still reads it whole).
 #
 #   scripts/openapi-seeds.sh                       # the local cluster (scripts/cluster-up.sh)
 #   scripts/openapi-seeds.sh --kubeconfig FILE     # any other cluster, as kubectl reaches it: an

@@ -18,16 +18,18 @@ type OpenAPIDocument struct {
 	// the document's URL, which carries a hash of its content. A cache keyed by it never serves
 	// a schema the server has since changed (a CRD updated).
 	Key string
-	// Fetch downloads the document, as JSON, with its index when one was shipped with it (nil:
-	// the document is to be read whole).
-	Fetch func(ctx context.Context) ([]byte, *validate.DocumentIndex, error)
+	// Shipped, set when the provider ships the document (seeds), reads its schema from the
+	// binary by its index, no request made.
+	Shipped func() (*validate.ServerSchema, error)
+	// Fetch reads the document, as JSON, from the cache folder when an earlier process
+	// downloaded the same revision, else downloads it.
+	Fetch func(ctx context.Context) ([]byte, error)
 }
 
 // OpenAPIDocuments lists the OpenAPI v3 documents the API server publishes for gvs, in the
 // order of gvs; group versions it publishes none for (kinds it does not serve) are left out.
-// It reads the index of the documents (/openapi/v3), one request; Fetch reads each from the
-// binary when it is a built-in document of a Kubernetes version shipped (seeds), else from the
-// cache folder when an earlier process downloaded the same revision, else downloads it.
+// It reads the index of the documents (/openapi/v3), one request; a built-in document of a
+// Kubernetes version shipped is read from the binary (Shipped), any other is fetched.
 func (c *Clients) OpenAPIDocuments(ctx context.Context, gvs []schema.GroupVersion) ([]OpenAPIDocument, error) {
 	client := openapi.NewClientWithContext(c.Kubernetes.Discovery().RESTClient())
 	paths, err := client.PathsWithContext(ctx)
@@ -40,29 +42,30 @@ func (c *Clients) OpenAPIDocuments(ctx context.Context, gvs []schema.GroupVersio
 		if !ok {
 			continue
 		}
-		docs = append(docs, OpenAPIDocument{
+		hash, hashed := documentHash(published.ServerRelativeURL())
+		doc := OpenAPIDocument{
 			GroupVersion: gv,
 			Key:          c.Config.Host + published.ServerRelativeURL(),
-			Fetch: func(ctx context.Context) ([]byte, *validate.DocumentIndex, error) {
-				hash, hashed := documentHash(published.ServerRelativeURL())
+			Fetch: func(ctx context.Context) ([]byte, error) {
 				if hashed {
-					if b, index, ok := seeded(openAPIPath(gv), hash); ok {
-						return b, index, nil
-					}
 					if b, ok := c.documents.get(openAPIPath(gv), hash); ok {
-						return b, nil, nil
+						return b, nil
 					}
 				}
 				b, err := published.SchemaWithContext(ctx, "application/json")
 				if err != nil {
-					return nil, nil, fmt.Errorf("fetch the OpenAPI v3 document of %s from %s: %w", gv, c.Source, err)
+					return nil, fmt.Errorf("fetch the OpenAPI v3 document of %s from %s: %w", gv, c.Source, err)
 				}
 				if hashed {
 					c.documents.put(openAPIPath(gv), hash, b)
 				}
-				return b, nil, nil
+				return b, nil
 			},
-		})
+		}
+		if hashed && shipped(openAPIPath(gv), hash) {
+			doc.Shipped = func() (*validate.ServerSchema, error) { return seededSchema(openAPIPath(gv), hash) }
+		}
+		docs = append(docs, doc)
 	}
 	return docs, nil
 }

@@ -13,20 +13,20 @@ import (
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/validate"
 )
 
-// seedIndex serves one shipped document as the API server's OpenAPI v3 index would.
-type seedIndex struct {
+// oneDocumentIndex serves one shipped document as the API server's OpenAPI v3 index would.
+type oneDocumentIndex struct {
 	path string
 	doc  []byte
 }
 
-func (s seedIndex) Paths() (map[string]openapi.GroupVersion, error) {
-	return map[string]openapi.GroupVersion{s.path: seedDocument(s.doc)}, nil
+func (s oneDocumentIndex) Paths() (map[string]openapi.GroupVersion, error) {
+	return map[string]openapi.GroupVersion{s.path: oneDocument(s.doc)}, nil
 }
 
-type seedDocument []byte
+type oneDocument []byte
 
-func (d seedDocument) Schema(string) ([]byte, error) { return d, nil }
-func (d seedDocument) ServerRelativeURL() string     { return "" }
+func (d oneDocument) Schema(string) ([]byte, error) { return d, nil }
+func (d oneDocument) ServerRelativeURL() string     { return "" }
 
 // For every kind of every shipped document, its index lists it as validated by the server
 // exactly when kubectl's own check (the one Helm's Build runs) finds, in the document, that its
@@ -77,7 +77,7 @@ func TestSeeds_indexListsWhatKubectlFindsTheServerValidates(t *testing.T) {
 			kinds[gvk.GroupVersion().WithKind("NoSuchKind")] = true
 			break
 		}
-		verifier := resource.NewQueryParamVerifierV3(nil, seedIndex{path: gvPath, doc: b}, resource.QueryParamFieldValidation)
+		verifier := resource.NewQueryParamVerifierV3(nil, oneDocumentIndex{path: gvPath, doc: b}, resource.QueryParamFieldValidation)
 		for gvk := range kinds {
 			// Any error but nil (the parameter unsupported, no PATCH for the kind) leaves the kind
 			// to kubectl, which answers it itself.

@@ -74,7 +74,8 @@ type schemaEntry struct {
 	err    error
 }
 
-// get returns the schema of doc, fetching and parsing it on the first call for its key;
+// get returns the schema of doc, read from the binary when it is shipped (a shipped document
+// that cannot be read is fetched instead), else fetched and parsed, on the first call for its key;
 // concurrent callers wait for that one. A failure is not kept: the next call tries again.
 func (c *schemaCache) get(ctx context.Context, doc OpenAPIDocument) (*validate.ServerSchema, error) {
 	c.mu.Lock()
@@ -85,15 +86,15 @@ func (c *schemaCache) get(ctx context.Context, doc OpenAPIDocument) (*validate.S
 	}
 	c.mu.Unlock()
 	e.once.Do(func() {
-		b, index, err := doc.Fetch(ctx)
+		if doc.Shipped != nil {
+			if e.schema, e.err = doc.Shipped(); e.err == nil {
+				return
+			}
+		}
+		b, err := doc.Fetch(ctx)
 		if err != nil {
 			e.err = err
 			return
-		}
-		if index != nil {
-			if e.schema, e.err = validate.IndexedServerSchema(b, *index); e.err == nil {
-				return
-			}
 		}
 		e.schema, e.err = validate.ParseServerSchema(b)
 	})

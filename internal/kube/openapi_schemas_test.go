@@ -35,12 +35,12 @@ func TestSchemaCache_fetchesOncePerKeyAndRetriesFailures(t *testing.T) {
 	var fetches atomic.Int32
 	fail := atomic.Bool{}
 	fail.Store(true)
-	d := OpenAPIDocument{Key: "https://127.0.0.1/openapi/v3/apis/apps/v1?hash=1", Fetch: func(context.Context) ([]byte, *validate.DocumentIndex, error) {
+	d := OpenAPIDocument{Key: "https://127.0.0.1/openapi/v3/apis/apps/v1?hash=1", Fetch: func(context.Context) ([]byte, error) {
 		fetches.Add(1)
 		if fail.Load() {
-			return nil, nil, errors.New("connection reset")
+			return nil, errors.New("connection reset")
 		}
-		return doc, nil, nil
+		return doc, nil
 	}}
 	if _, err := cache.get(context.Background(), d); err == nil {
 		t.Fatal("a failed fetch gave no error")
@@ -78,10 +78,10 @@ func TestServerSchemas_aSlowDocumentIsLeftOut(t *testing.T) {
 	apps := schema.GroupVersion{Group: "apps", Version: "v1"}
 	core := schema.GroupVersion{Version: "v1"}
 	lister := documentLister{
-		{GroupVersion: apps, Key: t.Name() + "/apps/v1", Fetch: func(context.Context) ([]byte, *validate.DocumentIndex, error) { return doc, nil, nil }},
-		{GroupVersion: core, Key: t.Name() + "/v1", Fetch: func(ctx context.Context) ([]byte, *validate.DocumentIndex, error) {
+		{GroupVersion: apps, Key: t.Name() + "/apps/v1", Fetch: func(context.Context) ([]byte, error) { return doc, nil }},
+		{GroupVersion: core, Key: t.Name() + "/v1", Fetch: func(ctx context.Context) ([]byte, error) {
 			<-ctx.Done()
-			return nil, nil, ctx.Err()
+			return nil, ctx.Err()
 		}},
 	}
 	start := time.Now()
@@ -102,8 +102,8 @@ func TestServerSchemas_failuresAreEachSaid(t *testing.T) {
 	var lister documentLister
 	for i := range 8 {
 		gv := schema.GroupVersion{Group: fmt.Sprintf("g%d.example.com", i), Version: "v1"}
-		lister = append(lister, OpenAPIDocument{GroupVersion: gv, Key: t.Name() + "/" + gv.String(), Fetch: func(context.Context) ([]byte, *validate.DocumentIndex, error) {
-			return nil, nil, fmt.Errorf("%s unavailable", gv)
+		lister = append(lister, OpenAPIDocument{GroupVersion: gv, Key: t.Name() + "/" + gv.String(), Fetch: func(context.Context) ([]byte, error) {
+			return nil, fmt.Errorf("%s unavailable", gv)
 		}})
 	}
 	got, errs := ServerSchemas(context.Background(), lister, nil)
@@ -112,14 +112,14 @@ func TestServerSchemas_failuresAreEachSaid(t *testing.T) {
 	}
 }
 
-// A document fetched with its index is read by the index; one whose index does not fit it is
-// read whole, as one without.
-func TestSchemaCache_readsByTheIndexThatFits(t *testing.T) {
-	shipped, err := fs.Glob(seeds, "seeds/*/apis_apps_v1-*.json.gz")
-	if err != nil || len(shipped) == 0 {
+// A shipped document is read from the binary, nothing fetched; one that cannot be read so is
+// fetched and read whole, as a document not shipped is.
+func TestSchemaCache_readsAShippedDocumentAndFetchesWhatItCannot(t *testing.T) {
+	files, err := fs.Glob(seeds, "seeds/*/apis_apps_v1-*.json.gz")
+	if err != nil || len(files) == 0 {
 		t.Fatalf("no apps/v1 document is shipped: %v", err)
 	}
-	doc, err := readSeed(seeds, shipped[0])
+	doc, err := readSeed(seeds, files[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,35 +128,34 @@ func TestSchemaCache_readsByTheIndexThatFits(t *testing.T) {
 		t.Fatal(err)
 	}
 	deployment := schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}
-	// An index that fits but lists Deployment alone: what the cache reads tells which way it read.
+	statefulSet := schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "StatefulSet"}
+	// Read from the binary, Deployment alone: what the cache holds tells which way it read.
 	var alone []validate.IndexedKind
 	for _, k := range index.Kinds {
 		if k.Kind == "Deployment" {
 			alone = append(alone, k)
 		}
 	}
-	if len(alone) != 1 || len(index.Kinds) < 2 {
-		t.Fatalf("the apps/v1 document's kinds: %+v", index.Kinds)
+	deploymentOnly := func() (*validate.ServerSchema, error) {
+		return validate.IndexedServerSchema(doc, validate.DocumentIndex{Definitions: index.Definitions, Kinds: alone})
 	}
-	deploymentOnly := validate.DocumentIndex{Definitions: index.Definitions, Kinds: alone}
-	misplaced := validate.DocumentIndex{Definitions: map[string][2]int{}, Kinds: index.Kinds}
-	for name, at := range index.Definitions {
-		misplaced.Definitions[name] = [2]int{at[0] + 1, at[1]}
-	}
-	statefulSet := schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "StatefulSet"}
+	unreadable := func() (*validate.ServerSchema, error) { return nil, errors.New("piece 3 cut short") }
 	for _, tc := range []struct {
 		name        string
-		index       *validate.DocumentIndex
+		shipped     func() (*validate.ServerSchema, error)
 		statefulSet bool
+		fetches     int32
 	}{
-		{"by the index", &deploymentOnly, false},
-		{"whole, the index not fitting", &misplaced, true},
-		{"whole, without an index", nil, true},
+		{"shipped", deploymentOnly, false, 0},
+		{"shipped, unreadable", unreadable, true, 1},
+		{"not shipped", nil, true, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cache := &schemaCache{entries: map[string]*schemaEntry{}}
-			d := OpenAPIDocument{Key: t.Name(), Fetch: func(context.Context) ([]byte, *validate.DocumentIndex, error) {
-				return doc, tc.index, nil
+			var fetches atomic.Int32
+			d := OpenAPIDocument{Key: t.Name(), Shipped: tc.shipped, Fetch: func(context.Context) ([]byte, error) {
+				fetches.Add(1)
+				return doc, nil
 			}}
 			s, err := cache.get(context.Background(), d)
 			if err != nil {
@@ -164,6 +163,9 @@ func TestSchemaCache_readsByTheIndexThatFits(t *testing.T) {
 			}
 			if !s.Defines(deployment) || s.Defines(statefulSet) != tc.statefulSet {
 				t.Errorf("defines Deployment %v, StatefulSet %v; want true, %v", s.Defines(deployment), s.Defines(statefulSet), tc.statefulSet)
+			}
+			if n := fetches.Load(); n != tc.fetches {
+				t.Errorf("fetched %d times, want %d", n, tc.fetches)
 			}
 		})
 	}

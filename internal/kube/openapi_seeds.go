@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"path"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 
@@ -19,14 +21,16 @@ import (
 )
 
 // seeds holds the OpenAPI v3 documents of the built-in group versions of the Kubernetes
-// versions this provider ships with, as their API servers publish them (gzipped JSON, written
-// by scripts/openapi-seeds.sh). A built-in document's content depends only on the server's
+// versions this provider ships with, as their API servers publish them (JSON gzipped in pieces,
+// written by scripts/openapi-seeds.sh). A built-in document's content depends only on the server's
 // minor version, not on the cluster, so one published with a hash found here is read from the
 // binary instead of downloaded: through the GitLab agent's tunnel the documents of api/v1,
 // apps/v1 and policy/v1 are 2.4 MB, about a second at 20 Mbit/s. The hash is the content's, so
 // a seed answers only for exactly the bytes the server publishes; any other document (another
 // version's, a CRD's) is downloaded. Beside each seed lies its index (seedIndexName), which says
-// where its definitions and kinds are, so a plan reads the document without a pass over it.
+// where its definitions, kinds and pieces are, so a plan decompresses and parses only the
+// definitions its kinds reach (a fifth of api/v1 for a ConfigMap, Secret, Service and
+// ServiceAccount), without a pass over the document.
 //
 //go:embed seeds
 var seeds embed.FS
@@ -41,65 +45,166 @@ func seedIndexName(name string) string {
 	return strings.TrimSuffix(name, ".json.gz") + ".index.json"
 }
 
-// seeded returns the shipped document of gvPath whose content has hash, with its index when
-// one is shipped and reads, or false when no version ships it (or its bytes, against all odds,
-// do not have the hash).
-func seeded(gvPath, hash string) ([]byte, *validate.DocumentIndex, bool) {
-	return seededIn(seeds, gvPath, hash)
+// seedPiece is the most of a document one piece of its file holds: a plan decompresses only
+// the pieces that hold the definitions its kinds reach.
+const seedPiece = 128 << 10
+
+// seedIndex is the index shipped beside a document: validate's, and where each piece of the
+// file lies.
+type seedIndex struct {
+	validate.DocumentIndex
+	// Pieces holds, for each gzip member of the file in turn, the offset of its first byte in
+	// the file and the offset in the document of the first byte it holds. The members one
+	// after another are the gzip file of the document (zcat reads it whole).
+	Pieces [][2]int `json:"pieces"`
 }
 
-func seededIn(fsys fs.FS, gvPath, hash string) ([]byte, *validate.DocumentIndex, bool) {
-	matches, err := fs.Glob(fsys, "seeds/*/"+seedName(gvPath, strings.ToUpper(hash)))
-	if err != nil || len(matches) == 0 {
-		return nil, nil, false
-	}
+// seedFiles lists, by file name, where each shipped document lies (one per Kubernetes
+// version that ships it), read once per process.
+var seedFiles = sync.OnceValue(func() map[string][]string {
+	files := map[string][]string{}
+	matches, _ := fs.Glob(seeds, "seeds/*/*.json.gz")
 	for _, m := range matches {
-		if b, err := readSeed(fsys, m); err == nil && hasHash(b, hash) {
-			return b, readSeedIndex(fsys, seedIndexName(m)), true
-		}
+		files[path.Base(m)] = append(files[path.Base(m)], m)
 	}
-	return nil, nil, false
+	return files
+})
+
+// shipped reports whether the document of gvPath with hash is shipped.
+func shipped(gvPath, hash string) bool {
+	return len(seedFiles()[seedName(gvPath, strings.ToUpper(hash))]) > 0
 }
 
-// readSeedIndex returns the index in the file name, or nil when there is none that reads: the
-// document is then read whole.
-func readSeedIndex(fsys fs.FS, name string) *validate.DocumentIndex {
+// seededSchema reads the shipped document of gvPath with hash by its index: the document's
+// content has the hash its file is named by (TestSeeds_eachHasTheHashItIsNamedBy checks each
+// file shipped, and each piece's gzip checksum each piece read), so a server that publishes
+// that hash publishes this schema.
+func seededSchema(gvPath, hash string) (*validate.ServerSchema, error) {
+	files := seedFiles()[seedName(gvPath, strings.ToUpper(hash))]
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no document of %s with hash %.12s is shipped", gvPath, hash)
+	}
+	doc, index, err := openSeed(seeds, files[0])
+	if err != nil {
+		return nil, err
+	}
+	return validate.ReadIndexedServerSchema(doc.rangeOf, doc.size, index.DocumentIndex)
+}
+
+// readSeedIndex returns the index in the file name, or nil when there is none that reads.
+func readSeedIndex(fsys fs.FS, name string) *seedIndex {
 	b, err := fs.ReadFile(fsys, name)
 	if err != nil {
 		return nil
 	}
-	var index validate.DocumentIndex
+	var index seedIndex
 	if err := json.Unmarshal(b, &index); err != nil {
 		return nil
 	}
 	return &index
 }
 
-func readSeed(fsys fs.FS, name string) ([]byte, error) {
+// seedDocument is a shipped document, its pieces decompressed as they are read.
+type seedDocument struct {
+	name string
+	z    []byte
+	// pieces are the index's; size is the document's length.
+	pieces [][2]int
+	size   int
+
+	mu   sync.Mutex
+	read map[int][]byte
+}
+
+// openSeed opens the shipped document in the file name with its index.
+func openSeed(fsys fs.FS, name string) (*seedDocument, *seedIndex, error) {
+	index := readSeedIndex(fsys, seedIndexName(name))
+	if index == nil {
+		return nil, nil, fmt.Errorf("%s: no index", name)
+	}
 	z, err := fs.ReadFile(fsys, name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	r, err := gzip.NewReader(bytes.NewReader(z))
+	doc, err := newSeedDocument(name, z, index.Pieces)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	defer func() { _ = r.Close() }()
-	// The gzip trailer's last four bytes hold the content's length: read it into one buffer of
-	// that size rather than into one grown step by step, each step a fresh copy (a new
-	// process's memory costs a page fault per page it touches first).
-	if len(z) < 4 {
-		return nil, io.ErrUnexpectedEOF
+	return doc, index, nil
+}
+
+// newSeedDocument checks that pieces can be where they say in z, the file name: the first at
+// the start of both, each further along in both than the one before. The document's length is
+// the last piece's offset and its length, which its gzip trailer gives.
+func newSeedDocument(name string, z []byte, pieces [][2]int) (*seedDocument, error) {
+	if len(pieces) == 0 || pieces[0] != [2]int{0, 0} || len(z) < 4 {
+		return nil, fmt.Errorf("%s: its index places no piece at its start", name)
 	}
-	b := make([]byte, binary.LittleEndian.Uint32(z[len(z)-4:]))
+	for i := 1; i < len(pieces); i++ {
+		if pieces[i][0] <= pieces[i-1][0] || pieces[i][1] <= pieces[i-1][1] || pieces[i][0] >= len(z) {
+			return nil, fmt.Errorf("%s: piece %d is not after piece %d", name, i, i-1)
+		}
+	}
+	last := int(binary.LittleEndian.Uint32(z[len(z)-4:]))
+	return &seedDocument{name: name, z: z, pieces: pieces, size: pieces[len(pieces)-1][1] + last, read: map[int][]byte{}}, nil
+}
+
+// piece returns piece i, decompressed on its first read. A piece whose content is not as
+// long as the index and its trailer say, or whose checksum fails, is an error.
+func (d *seedDocument) piece(i int) ([]byte, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if b, ok := d.read[i]; ok {
+		return b, nil
+	}
+	zEnd, end := len(d.z), d.size
+	if i+1 < len(d.pieces) {
+		zEnd, end = d.pieces[i+1][0], d.pieces[i+1][1]
+	}
+	r, err := gzip.NewReader(bytes.NewReader(d.z[d.pieces[i][0]:zEnd]))
+	if err != nil {
+		return nil, fmt.Errorf("%s: piece %d: %w", d.name, i, err)
+	}
+	r.Multistream(false)
+	b := make([]byte, end-d.pieces[i][1])
 	if _, err := io.ReadFull(r, b); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: piece %d: %w", d.name, i, err)
 	}
-	// The content ends there, and its checksum holds (checked when the end is read).
+	// The piece ends there, and its checksum holds (checked when the end is read).
 	if n, err := r.Read(make([]byte, 1)); n != 0 || err != io.EOF {
-		return nil, fmt.Errorf("%s: longer than its gzip trailer says", name)
+		return nil, fmt.Errorf("%s: piece %d is longer than its index says", d.name, i)
 	}
+	d.read[i] = b
 	return b, nil
+}
+
+// rangeOf returns the document's bytes from start to end (a validate.DocumentRange): a
+// part of one piece as it is, else the parts of the pieces it spans, joined.
+func (d *seedDocument) rangeOf(start, end int) ([]byte, error) {
+	if start < 0 || end > d.size || start >= end {
+		return nil, fmt.Errorf("%s: bytes %d to %d are not in the document of %d bytes", d.name, start, end, d.size)
+	}
+	i := sort.Search(len(d.pieces), func(k int) bool { return d.pieces[k][1] > start }) - 1
+	var joined []byte
+	for at := start; at < end; i++ {
+		p, err := d.piece(i)
+		if err != nil {
+			return nil, err
+		}
+		off := d.pieces[i][1]
+		stop := min(end, off+len(p))
+		if joined == nil && stop == end {
+			return p[at-off : end-off : end-off], nil
+		}
+		joined = append(joined, p[at-off:stop-off]...)
+		at = stop
+	}
+	return joined, nil
+}
+
+// whole returns the whole document, every piece read.
+func (d *seedDocument) whole() ([]byte, error) {
+	return d.rangeOf(0, d.size)
 }
 
 // ServesFieldValidation reports whether the API server is known to validate the fields of gvk's

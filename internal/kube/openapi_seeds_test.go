@@ -6,28 +6,82 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"flag"
+	"io"
 	"io/fs"
 	"os"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
-	"testing/fstest"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/validate"
 )
 
-func gzipped(t *testing.T, b []byte) []byte {
+// readSeed returns the whole document in the file name: its pieces one after another, each
+// checksum checked.
+func readSeed(fsys fs.FS, name string) ([]byte, error) {
+	z, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	r, err := gzip.NewReader(bytes.NewReader(z))
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(r)
+}
+
+// seedPieces returns doc as a shipped file holds it, gzip members of seedPiece bytes of it
+// each, and where each member lies (seedIndex.Pieces).
+func seedPieces(t *testing.T, doc []byte) ([]byte, [][2]int) {
 	t.Helper()
-	var buf bytes.Buffer
-	w := gzip.NewWriter(&buf)
-	if _, err := w.Write(b); err != nil {
-		t.Fatal(err)
+	var z bytes.Buffer
+	var pieces [][2]int
+	for off := 0; off < len(doc); off += seedPiece {
+		pieces = append(pieces, [2]int{z.Len(), off})
+		w, err := gzip.NewWriterLevel(&z, gzip.BestCompression)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write(doc[off:min(off+seedPiece, len(doc))]); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
+	return z.Bytes(), pieces
+}
+
+// piecesOf returns where the gzip members of z lie, in z and in the document they hold.
+func piecesOf(z []byte) ([][2]int, error) {
+	in := bytes.NewReader(z)
+	var pieces [][2]int
+	var r *gzip.Reader
+	for off := 0; in.Len() > 0; {
+		at := len(z) - in.Len()
+		var err error
+		if r == nil {
+			r, err = gzip.NewReader(in)
+		} else {
+			err = r.Reset(in)
+		}
+		if err != nil {
+			return nil, err
+		}
+		r.Multistream(false)
+		n, err := io.Copy(io.Discard, r)
+		if err != nil {
+			return nil, err
+		}
+		pieces = append(pieces, [2]int{at, off})
+		off += int(n)
 	}
-	return buf.Bytes()
+	return pieces, nil
 }
 
 // Every shipped document is a gzipped JSON document whose content has the hash its name
@@ -85,15 +139,31 @@ func TestSeeds_eachHasItsIndex(t *testing.T) {
 			t.Errorf("%s: %v", p, err)
 			continue
 		}
-		want, err := json.Marshal(index)
-		if err != nil {
-			t.Fatal(err)
-		}
 		if *updateSeedIndexes {
+			z, pieces := seedPieces(t, b)
+			want, err := json.Marshal(seedIndex{DocumentIndex: index, Pieces: pieces})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, z, 0o644); err != nil {
+				t.Fatal(err)
+			}
 			if err := os.WriteFile(seedIndexName(p), append(want, '\n'), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			continue
+		}
+		z, err := fs.ReadFile(seeds, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pieces, err := piecesOf(z)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		want, err := json.Marshal(seedIndex{DocumentIndex: index, Pieces: pieces})
+		if err != nil {
+			t.Fatal(err)
 		}
 		got, err := fs.ReadFile(seeds, seedIndexName(p))
 		if err != nil {
@@ -102,9 +172,25 @@ func TestSeeds_eachHasItsIndex(t *testing.T) {
 		}
 		if !bytes.Equal(bytes.TrimSpace(got), want) {
 			t.Errorf("%s: its index is not the document's: run scripts/openapi-seeds.sh", seedIndexName(p))
+			continue
 		}
-		if _, err := validate.IndexedServerSchema(b, *readSeedIndex(seeds, seedIndexName(p))); err != nil {
-			t.Errorf("%s: %v", p, err)
+		// Every definition read piece by piece is the document's.
+		doc, _, err := openSeed(seeds, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if doc.size != len(b) {
+			t.Errorf("%s: read piece by piece, %d bytes, want %d", p, doc.size, len(b))
+		}
+		for name, at := range index.Definitions {
+			if got, err := doc.rangeOf(at[0], at[1]); err != nil || !bytes.Equal(got, b[at[0]:at[1]]) {
+				t.Errorf("%s: definition %s read piece by piece differs (%v)", p, name, err)
+			}
+		}
+		for i, piece := range pieces {
+			if end := min(len(b), piece[1]+seedPiece); i+1 < len(pieces) && pieces[i+1][1] != end {
+				t.Errorf("%s: piece %d holds %d bytes, want %d", p, i, pieces[i+1][1]-piece[1], seedPiece)
+			}
 		}
 	}
 	indexes, err := fs.Glob(seeds, "seeds/*/*.index.json")
@@ -118,106 +204,184 @@ func TestSeeds_eachHasItsIndex(t *testing.T) {
 	}
 }
 
-// A seed answers for its group version and exactly its hash; a file whose bytes do not have
-// the hash of its name answers for nothing.
-func TestSeeded_answersOnlyForItsHash(t *testing.T) {
-	doc, other := []byte(`{"openapi":"3.0.0","info":{"version":"1.37"}}`), []byte(`{"openapi":"3.0.0","info":{"version":"1.36"}}`)
-	hash, otherHash := sha512Hex(doc), sha512Hex(other)
-	fsys := fstest.MapFS{
-		path.Join("seeds/v1.37", seedName("apis/apps/v1", hash)): {Data: gzipped(t, doc)},
-		// Named by one hash, holding another document.
-		path.Join("seeds/v1.36", seedName("apis/apps/v1", otherHash)): {Data: gzipped(t, doc)},
+// A shipped document answers for its group version and exactly its hash, in either case; any
+// other is not shipped. (That each file's content has the hash it is named by is
+// TestSeeds_eachHasTheHashItIsNamedBy's.)
+func TestSeededSchema_answersOnlyForItsHash(t *testing.T) {
+	files, err := fs.Glob(seeds, "seeds/*/apis_apps_v1-*.json.gz")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no apps/v1 document is shipped: %v", err)
 	}
-	if b, _, ok := seededIn(fsys, "apis/apps/v1", hash); !ok || !bytes.Equal(b, doc) {
-		t.Errorf("seeded(apps/v1, its hash) = %q, %v", b, ok)
+	hash := strings.TrimSuffix(strings.TrimPrefix(path.Base(files[0]), "apis_apps_v1-"), ".json.gz")
+	deployment := schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}
+	for _, h := range []string{hash, strings.ToLower(hash)} {
+		if !shipped("apis/apps/v1", h) {
+			t.Errorf("apps/v1 with hash %.12s is not shipped", h)
+		}
+		s, err := seededSchema("apis/apps/v1", h)
+		if err != nil || !s.Defines(deployment) {
+			t.Errorf("seededSchema(apps/v1, %.12s) = %v, %v", h, s, err)
+		}
 	}
-	if b, _, ok := seededIn(fsys, "apis/apps/v1", strings.ToLower(hash)); !ok || !bytes.Equal(b, doc) {
-		t.Errorf("seeded(apps/v1, its hash in lower case) = %q, %v", b, ok)
-	}
+	other := strings.Repeat("0", len(hash))
 	for _, tc := range []struct{ gvPath, hash string }{
-		{"apis/apps/v1", otherHash},
+		{"apis/apps/v1", other},
 		{"apis/batch/v1", hash},
 		{"api/v1", hash},
 	} {
-		if b, _, ok := seededIn(fsys, tc.gvPath, tc.hash); ok {
-			t.Errorf("seeded(%s, %.12s) = %q, want none", tc.gvPath, tc.hash, b)
+		if shipped(tc.gvPath, tc.hash) {
+			t.Errorf("%s with hash %.12s is shipped", tc.gvPath, tc.hash)
+		}
+		if s, err := seededSchema(tc.gvPath, tc.hash); err == nil {
+			t.Errorf("seededSchema(%s, %.12s) = %v, want an error", tc.gvPath, tc.hash, s)
 		}
 	}
 }
 
-// newestAPIv1Hash is the hash of the api/v1 document of the newest Kubernetes version shipped.
-func newestAPIv1Hash(b *testing.B) string {
-	b.Helper()
-	matches, err := fs.Glob(seeds, "seeds/*/api_v1-*.json.gz")
-	if err != nil || len(matches) == 0 {
-		b.Fatalf("no api/v1 document is shipped: %v", err)
-	}
-	name := path.Base(matches[len(matches)-1])
-	return strings.TrimSuffix(strings.TrimPrefix(name, "api_v1-"), ".json.gz")
-}
-
-// BenchmarkSeeded reads the largest shipped document, api/v1 (1.6 MB of JSON), from the
-// binary: what a plan pays instead of downloading it.
-func BenchmarkSeeded(b *testing.B) {
-	hash := newestAPIv1Hash(b)
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, _, ok := seeded("api/v1", hash); !ok {
-			b.Fatal("not seeded")
-		}
-	}
-}
-
-// BenchmarkSeededSchema reads the largest shipped document, api/v1, into the schema a plan
-// checks objects against: read whole, as a document without an index is, and by its index.
+// BenchmarkSeededSchema reads the shipped documents of the group versions of the kinds
+// charts hold most (api/v1, the largest at 1.6 MB of JSON, apps/v1 and policy/v1) into the
+// schemas a plan checks objects against, and builds the check of a ConfigMap, Secret, Service,
+// ServiceAccount, Deployment and PodDisruptionBudget: what a plan pays instead of downloading
+// the documents. "whole" reads each document whole and parses it, as one without an index is.
 func BenchmarkSeededSchema(b *testing.B) {
-	hash := newestAPIv1Hash(b)
-	for _, byIndex := range []bool{false, true} {
-		b.Run(map[bool]string{false: "whole", true: "indexed"}[byIndex], func(b *testing.B) {
+	type document struct {
+		gvPath, file string
+		gv           schema.GroupVersion
+		kinds        []string
+	}
+	docs := []*document{
+		{gvPath: "api/v1", gv: schema.GroupVersion{Version: "v1"}, kinds: []string{"ConfigMap", "Secret", "Service", "ServiceAccount"}},
+		{gvPath: "apis/apps/v1", gv: schema.GroupVersion{Group: "apps", Version: "v1"}, kinds: []string{"Deployment"}},
+		{gvPath: "apis/policy/v1", gv: schema.GroupVersion{Group: "policy", Version: "v1"}, kinds: []string{"PodDisruptionBudget"}},
+	}
+	var objs []validate.Object
+	for _, d := range docs {
+		matches, err := fs.Glob(seeds, "seeds/*/"+seedName(d.gvPath, "*"))
+		if err != nil || len(matches) == 0 {
+			b.Fatalf("no %s document is shipped: %v", d.gvPath, err)
+		}
+		d.file = matches[len(matches)-1]
+		for _, kind := range d.kinds {
+			objs = append(objs, validate.Object{Key: kind, Object: map[string]any{"apiVersion": d.gv.String(), "kind": kind, "metadata": map[string]any{"name": "a"}}})
+		}
+	}
+	for _, whole := range []bool{false, true} {
+		b.Run(map[bool]string{false: "by-index", true: "whole"}[whole], func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				doc, index, ok := seeded("api/v1", hash)
-				if !ok || index == nil {
-					b.Fatal("not seeded with an index")
+				server := map[schema.GroupVersion]*validate.ServerSchema{}
+				for _, d := range docs {
+					var s *validate.ServerSchema
+					var err error
+					if whole {
+						var doc []byte
+						if doc, err = readSeed(seeds, d.file); err == nil {
+							s, err = validate.ParseServerSchema(doc)
+						}
+					} else {
+						hash := strings.TrimSuffix(strings.TrimPrefix(path.Base(d.file), strings.TrimSuffix(seedName(d.gvPath, ""), ".json.gz")), ".json.gz")
+						s, err = seededSchema(d.gvPath, hash)
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+					server[d.gv] = s
 				}
-				var err error
-				if byIndex {
-					_, err = validate.IndexedServerSchema(doc, *index)
-				} else {
-					_, err = validate.ParseServerSchema(doc)
-				}
-				if err != nil {
-					b.Fatal(err)
+				if _, errs := (validate.Options{Server: server}).Prepared(objs); len(errs) > 0 {
+					b.Fatal(errs)
 				}
 			}
 		})
 	}
 }
 
-// A seed is read into a buffer of the length its gzip trailer gives; a trailer that says less
-// or more than the content holds, or a content cut short, is refused, not read in part.
-func TestReadSeed_refusesWhatItsTrailerMisstates(t *testing.T) {
-	doc := []byte(`{"openapi":"3.0.0","info":{"version":"1.37"},"paths":{}}`)
-	z := gzipped(t, doc)
-	withLength := func(n uint32) []byte {
+// A shipped document whose index misplaces a piece, or whose piece is not as long as the
+// index and its trailer say, is refused when it is opened or when that piece is read: never
+// read in part, or as other bytes.
+func TestSeedDocument_refusesAPieceThatMisstatesItself(t *testing.T) {
+	unit := []byte(`{"openapi":"3.0.0","info":{"version":"1.37"}}`)
+	doc := bytes.Repeat(unit, 5*seedPiece/2/len(unit)) // three pieces
+	z, pieces := seedPieces(t, doc)
+	if len(pieces) != 3 {
+		t.Fatalf("%d pieces, want 3", len(pieces))
+	}
+	right, err := newSeedDocument("right", z, pieces)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := right.whole(); err != nil || !bytes.Equal(b, doc) {
+		t.Fatalf("whole() = %d bytes, %v; want the document", len(b), err)
+	}
+	if b, err := right.rangeOf(seedPiece-5, seedPiece+5); err != nil || !bytes.Equal(b, doc[seedPiece-5:seedPiece+5]) {
+		t.Errorf("a range across two pieces = %q, %v", b, err)
+	}
+	moved := func(i, at, by int) [][2]int {
+		p := slices.Clone(pieces)
+		p[i][at] += by
+		return p
+	}
+	for name, p := range map[string][][2]int{
+		"none":                      nil,
+		"a second piece first":      pieces[1:],
+		"two at one offset":         moved(2, 0, pieces[1][0]-pieces[2][0]),
+		"a piece past the file":     moved(2, 0, len(z)),
+		"holding fewer than before": moved(2, 1, pieces[1][1]-pieces[2][1]),
+	} {
+		if _, err := newSeedDocument(name, z, p); err == nil {
+			t.Errorf("%s: opened", name)
+		}
+	}
+	trailer := func(n uint32) []byte {
 		b := bytes.Clone(z)
 		binary.LittleEndian.PutUint32(b[len(b)-4:], n)
 		return b
 	}
-	fsys := fstest.MapFS{
-		"right":   {Data: z},
-		"shorter": {Data: withLength(uint32(len(doc) - 1))},
-		"longer":  {Data: withLength(uint32(len(doc) + 1))},
-		"empty":   {Data: withLength(0)},
-		"cut":     {Data: z[:len(z)-12]},
-		"tiny":    {Data: z[:3]},
-	}
-	if b, err := readSeed(fsys, "right"); err != nil || !bytes.Equal(b, doc) {
-		t.Errorf("readSeed(right) = %q, %v; want the document", b, err)
-	}
-	for _, name := range []string{"shorter", "longer", "empty", "cut", "tiny"} {
-		if b, err := readSeed(fsys, name); err == nil {
-			t.Errorf("readSeed(%s) = %q, want an error", name, b)
+	for name, tc := range map[string]struct {
+		z      []byte
+		pieces [][2]int
+	}{
+		"a piece said to hold a byte more":   {z, moved(1, 1, 1)},
+		"a piece said to hold a byte less":   {z, moved(1, 1, -1)},
+		"a piece placed a byte late":         {z, moved(1, 0, 1)},
+		"a trailer that says less":           {trailer(uint32(len(doc) - pieces[2][1] - 1)), pieces},
+		"a trailer that says more":           {trailer(uint32(len(doc) - pieces[2][1] + 1)), pieces},
+		"the file cut short":                 {z[:len(z)-12], pieces},
+		"a byte of the second piece changed": {func() []byte { b := bytes.Clone(z); b[pieces[1][0]+40] ^= 0xff; return b }(), pieces},
+	} {
+		d, err := newSeedDocument(name, tc.z, tc.pieces)
+		if err != nil {
+			continue // refused when opened
+		}
+		if b, err := d.whole(); err == nil {
+			t.Errorf("%s: read %d bytes, want an error", name, len(b))
 		}
 	}
+}
+
+// Checks built at once (one per set of kinds) read one document's pieces at once: each reads
+// what reading it whole gives.
+func TestSeedDocument_readsPiecesForSeveralAtOnce(t *testing.T) {
+	files, err := fs.Glob(seeds, "seeds/*/api_v1-*.json.gz")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no api/v1 document is shipped: %v", err)
+	}
+	whole, err := readSeed(seeds, files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, index, err := openSeed(seeds, files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for name, at := range index.Definitions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if got, err := doc.rangeOf(at[0], at[1]); err != nil || !bytes.Equal(got, whole[at[0]:at[1]]) {
+				t.Errorf("definition %s read at once with others differs (%v)", name, err)
+			}
+		}()
+	}
+	wg.Wait()
 }

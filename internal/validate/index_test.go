@@ -2,7 +2,10 @@ package validate
 
 import (
 	"bytes"
+	"errors"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -107,5 +110,85 @@ func TestIndexDocument_refusesADocumentWithoutDefinitions(t *testing.T) {
 	}
 	if _, err := definitionOffsets([]byte(`{"openapi":"3.0.0","components":{"other":{}}}`)); err == nil || !strings.Contains(err.Error(), "components.schemas") {
 		t.Errorf("definitionOffsets without schemas: %v", err)
+	}
+}
+
+// A document read a part at a time by its index reads only the definitions a check of its kinds
+// reaches, and checks objects as the document read whole does.
+func TestReadIndexedServerSchema_readsOnlyWhatAKindReaches(t *testing.T) {
+	// The fixture's three definitions, and one of a kind no object here is of.
+	doc := []byte(strings.Replace(fixture(t, "openapi-apps-v1.json"), `"schemas": {`,
+		`"schemas": {"io.k8s.api.apps.v1.StatefulSetSpec": {"type": "object", "properties": {"replicas": {"type": "integer"}}},`, 1))
+	index, err := IndexDocument(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reads []string
+	read := func(start, end int) ([]byte, error) {
+		for name, at := range index.Definitions {
+			if at == [2]int{start, end} {
+				reads = append(reads, name)
+			}
+		}
+		return doc[start:end:end], nil
+	}
+	server, err := ReadIndexedServerSchema(read, len(doc), index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reads) != 0 {
+		t.Errorf("reading the schema read %d definitions before any check", len(reads))
+	}
+	apps := schema.GroupVersion{Group: "apps", Version: "v1"}
+	findings := Check(objectsOf(t, serverSchemaObjects), Options{Target: mustVersion(t, "1.37"), Server: map[schema.GroupVersion]*ServerSchema{apps: server}})
+	want := Finding{Problem: InvalidField, Key: "Deployment.apps/web", Schema: ClusterSchema, Fields: []FieldError{{Path: ".spec.selector", Message: undeclaredField}}}
+	if got := summarize(findings); len(got) == 0 || !reflect.DeepEqual(got[0], want) {
+		t.Errorf("findings %+v, want first %+v", got, want)
+	}
+	if len(reads) == 0 || len(reads) >= len(index.Definitions) {
+		t.Errorf("checking a Deployment read %d of %d definitions", len(reads), len(index.Definitions))
+	}
+	if slices.Contains(reads, "io.k8s.api.apps.v1.StatefulSetSpec") {
+		t.Error("checking a Deployment read the StatefulSet's spec")
+	}
+}
+
+// A document read a part at a time refuses an offset outside it when it is read, and a
+// definition misplaced or unreadable when a check reaches it: that check is not built, and
+// says why.
+func TestReadIndexedServerSchema_refusesWhatDoesNotFit(t *testing.T) {
+	doc := []byte(fixture(t, "openapi-apps-v1.json"))
+	index, err := IndexDocument(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(start, end int) ([]byte, error) { return doc[start:end:end], nil }
+	const deployment = "io.k8s.api.apps.v1.Deployment"
+	at := index.Definitions[deployment]
+	withDeploymentAt := func(at [2]int) DocumentIndex {
+		copied := DocumentIndex{Definitions: maps.Clone(index.Definitions), Kinds: index.Kinds}
+		copied.Definitions[deployment] = at
+		return copied
+	}
+	for name, at := range map[string][2]int{"past the end": {at[0], len(doc) + 1}, "before the start": {-1, at[1]}} {
+		if _, err := ReadIndexedServerSchema(read, len(doc), withDeploymentAt(at)); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	deploymentKind := schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}
+	for name, tc := range map[string]struct {
+		index DocumentIndex
+		read  DocumentRange
+	}{
+		"shifted":    {withDeploymentAt([2]int{at[0] + 1, at[1]}), read},
+		"unreadable": {index, func(int, int) ([]byte, error) { return nil, errors.New("a piece cut short") }},
+	} {
+		server, err := ReadIndexedServerSchema(tc.read, len(doc), tc.index)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if _, err := server.checker([]schema.GroupVersionKind{deploymentKind}); err == nil || !strings.Contains(err.Error(), deployment) {
+			t.Errorf("%s: the check of a Deployment was built, or its error does not name %s: %v", name, deployment, err)
+		}
 	}
 }

@@ -27,7 +27,11 @@ import (
 // holds a few: the definitions are parsed when a kind is first checked, only those its schema
 // reaches, once per set of kinds checked together.
 type ServerSchema struct {
+	// definitions holds each definition's JSON, or, for a schema read by its index
+	// (ReadIndexedServerSchema), read gives the bytes at the offsets at names.
 	definitions map[string]json.RawMessage
+	read        DocumentRange
+	at          map[string][2]int
 	// kinds maps each kind to the name of its definition.
 	kinds map[schema.GroupVersionKind]string
 
@@ -131,7 +135,10 @@ func (s *ServerSchema) build(roots []string) (managedfields.TypeConverter, error
 		if _, done := reached[name]; done {
 			continue
 		}
-		raw, ok := s.definitions[name]
+		raw, ok, err := s.definition(name)
+		if err != nil {
+			return nil, fmt.Errorf("build the schema of the OpenAPI v3 document: definition %s: %w", name, err)
+		}
 		if !ok {
 			return nil, fmt.Errorf("build the schema of the OpenAPI v3 document: %s refers to %s, which it does not define", roots, name)
 		}
@@ -147,6 +154,26 @@ func (s *ServerSchema) build(roots []string) (managedfields.TypeConverter, error
 		return nil, fmt.Errorf("build the schema of the OpenAPI v3 document: %w", err)
 	}
 	return converter, nil
+}
+
+// definition returns the JSON of the definition name, and whether the document defines it.
+func (s *ServerSchema) definition(name string) (json.RawMessage, bool, error) {
+	if s.read == nil {
+		raw, ok := s.definitions[name]
+		return raw, ok, nil
+	}
+	at, ok := s.at[name]
+	if !ok {
+		return nil, false, nil
+	}
+	b, err := s.read(at[0], at[1])
+	if err != nil {
+		return nil, true, err
+	}
+	if len(b) < 2 || b[0] != '{' || b[len(b)-1] != '}' {
+		return nil, true, fmt.Errorf("not a JSON object at bytes %d to %d of the document", at[0], at[1])
+	}
+	return b, true, nil
 }
 
 // checker returns the field check of the server's schema for objects of kinds checked
