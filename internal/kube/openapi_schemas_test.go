@@ -137,7 +137,8 @@ func TestSchemaCache_readsAShippedDocumentAndFetchesWhatItCannot(t *testing.T) {
 		}
 	}
 	deploymentOnly := func() (*validate.ServerSchema, error) {
-		return validate.IndexedServerSchema(doc, validate.DocumentIndex{Definitions: index.Definitions, Kinds: alone})
+		read := func(start, end int) ([]byte, error) { return doc[start:end:end], nil }
+		return validate.ReadIndexedServerSchema(read, len(doc), validate.DocumentIndex{Definitions: index.Definitions, Kinds: alone})
 	}
 	unreadable := func() (*validate.ServerSchema, error) { return nil, errors.New("piece 3 cut short") }
 	for _, tc := range []struct {

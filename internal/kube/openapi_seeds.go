@@ -202,11 +202,6 @@ func (d *seedDocument) rangeOf(start, end int) ([]byte, error) {
 	return joined, nil
 }
 
-// whole returns the whole document, every piece read.
-func (d *seedDocument) whole() ([]byte, error) {
-	return d.rangeOf(0, d.size)
-}
-
 // ServesFieldValidation reports whether the API server is known to validate the fields of gvk's
 // objects itself (the fieldValidation parameter of their PATCH) without reading the OpenAPI
 // document of gvk's group version: the provider ships that document for the server's

@@ -35,6 +35,11 @@ func readSeed(fsys fs.FS, name string) ([]byte, error) {
 	return io.ReadAll(r)
 }
 
+// whole returns the whole document, every piece read.
+func (d *seedDocument) whole() ([]byte, error) {
+	return d.rangeOf(0, d.size)
+}
+
 // seedPieces returns doc as a shipped file holds it, gzip members of seedPiece bytes of it
 // each, and where each member lies (seedIndex.Pieces).
 func seedPieces(t *testing.T, doc []byte) ([]byte, [][2]int) {

@@ -51,7 +51,7 @@ type IndexedKind struct {
 }
 
 // IndexDocument reads an OpenAPI v3 document (JSON) whole and returns its index, which
-// IndexedServerSchema reads the document by as ParseServerSchema would.
+// ReadIndexedServerSchema reads the document by as ParseServerSchema would.
 func IndexDocument(doc []byte) (DocumentIndex, error) {
 	parsed, err := ParseServerSchema(doc)
 	if err != nil {
@@ -216,9 +216,10 @@ func skipValue(dec *json.Decoder) error {
 // once.
 type DocumentRange func(start, end int) ([]byte, error)
 
-// ReadIndexedServerSchema is IndexedServerSchema for a document of size bytes that read gives
-// a part at a time: a definition is read when the check of a kind whose schema reaches it is
-// first built, so a release's few kinds read a few of a document's definitions. An offset
+// ReadIndexedServerSchema reads a document of size bytes by its index, read giving it a part at
+// a time: what ParseServerSchema returns, without a pass over the document. A definition is
+// read when the check of a kind whose schema reaches it is first built, so a release's few
+// kinds read a few of a document's definitions. An offset
 // outside the document is an error here; a definition that is not a JSON object where the
 // index places it is found when it is read, and the check that reaches it is not built.
 func ReadIndexedServerSchema(read DocumentRange, size int, index DocumentIndex) (*ServerSchema, error) {
@@ -230,44 +231,22 @@ func ReadIndexedServerSchema(read DocumentRange, size int, index DocumentIndex) 
 			return nil, fmt.Errorf("read OpenAPI v3 document by its index: definition %s is not at bytes %d to %d", name, start, end)
 		}
 	}
-	kinds, err := indexedKinds(index, func(name string) bool { _, ok := index.Definitions[name]; return ok })
+	kinds, err := indexedKinds(index)
 	if err != nil {
 		return nil, err
 	}
 	return &ServerSchema{read: read, at: index.Definitions, kinds: kinds, converters: map[string]*converterEntry{}}, nil
 }
 
-// indexedKinds maps the kinds of index to the names of their definitions, each of which
-// places must place.
-func indexedKinds(index DocumentIndex, places func(name string) bool) (map[schema.GroupVersionKind]string, error) {
+// indexedKinds maps the kinds of index to the names of their definitions, each of which the
+// index must place.
+func indexedKinds(index DocumentIndex) (map[schema.GroupVersionKind]string, error) {
 	kinds := make(map[schema.GroupVersionKind]string, len(index.Kinds))
 	for _, k := range index.Kinds {
-		if !places(k.Definition) {
+		if _, ok := index.Definitions[k.Definition]; !ok {
 			return nil, fmt.Errorf("read OpenAPI v3 document by its index: kind %s has definition %s, which the index does not place", k.Kind, k.Definition)
 		}
 		kinds[schema.GroupVersionKind{Group: k.Group, Version: k.Version, Kind: k.Kind}] = k.Definition
 	}
 	return kinds, nil
-}
-
-// IndexedServerSchema reads doc by its index: what ParseServerSchema returns, without reading
-// the document whole. An index that does not fit doc (an offset outside it, a definition that
-// is not a JSON object there) is an error.
-func IndexedServerSchema(doc []byte, index DocumentIndex) (*ServerSchema, error) {
-	if len(index.Definitions) == 0 {
-		return nil, errors.New("read OpenAPI v3 document by its index: the index has no definitions")
-	}
-	definitions := make(map[string]json.RawMessage, len(index.Definitions))
-	for name, at := range index.Definitions {
-		start, end := at[0], at[1]
-		if start < 0 || end > len(doc) || end-start < 2 || doc[start] != '{' || doc[end-1] != '}' {
-			return nil, fmt.Errorf("read OpenAPI v3 document by its index: definition %s is not at bytes %d to %d", name, start, end)
-		}
-		definitions[name] = json.RawMessage(doc[start:end:end])
-	}
-	kinds, err := indexedKinds(index, func(name string) bool { _, ok := definitions[name]; return ok })
-	if err != nil {
-		return nil, err
-	}
-	return &ServerSchema{definitions: definitions, kinds: kinds, converters: map[string]*converterEntry{}}, nil
 }

@@ -12,25 +12,31 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// sameSchema fails t unless got holds exactly want's definitions, byte for byte, and kinds.
+// sameSchema fails t unless got, read by its index, holds exactly want's definitions, byte for
+// byte, and kinds.
 func sameSchema(t *testing.T, got, want *ServerSchema) {
 	t.Helper()
 	if !reflect.DeepEqual(got.kinds, want.kinds) {
 		t.Errorf("kinds:\n got %v\nwant %v", got.kinds, want.kinds)
 	}
-	if len(got.definitions) != len(want.definitions) {
-		t.Errorf("%d definitions, want %d", len(got.definitions), len(want.definitions))
+	if len(got.at) != len(want.definitions) {
+		t.Errorf("%d definitions, want %d", len(got.at), len(want.definitions))
 	}
 	for name, raw := range want.definitions {
-		if !bytes.Equal(got.definitions[name], raw) {
-			t.Errorf("definition %s:\n got %.80s\nwant %.80s", name, got.definitions[name], raw)
+		if b, ok, err := got.definition(name); err != nil || !ok || !bytes.Equal(b, raw) {
+			t.Errorf("definition %s (%v, %v):\n got %.80s\nwant %.80s", name, ok, err, b, raw)
 		}
 	}
 }
 
+// bytesRange reads doc (a DocumentRange).
+func bytesRange(doc []byte) DocumentRange {
+	return func(start, end int) ([]byte, error) { return doc[start:end:end], nil }
+}
+
 // A document read by its index holds what reading it whole gives: every definition, byte for
 // byte, and every kind; and it checks objects as that does.
-func TestIndexedServerSchema_readsWhatParsingFinds(t *testing.T) {
+func TestReadIndexedServerSchema_readsWhatParsingFinds(t *testing.T) {
 	for _, name := range []string{"openapi-apps-v1.json", "openapi-refs.json"} {
 		t.Run(name, func(t *testing.T) {
 			doc := []byte(fixture(t, name))
@@ -45,7 +51,7 @@ func TestIndexedServerSchema_readsWhatParsingFinds(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				indexed, err := IndexedServerSchema(doc, index)
+				indexed, err := ReadIndexedServerSchema(bytesRange(doc), len(doc), index)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -58,7 +64,7 @@ func TestIndexedServerSchema_readsWhatParsingFinds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	server, err := IndexedServerSchema(doc, index)
+	server, err := ReadIndexedServerSchema(bytesRange(doc), len(doc), index)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,38 +72,6 @@ func TestIndexedServerSchema_readsWhatParsingFinds(t *testing.T) {
 	want := Finding{Problem: InvalidField, Key: "Deployment.apps/web", Schema: ClusterSchema, Fields: []FieldError{{Path: ".spec.selector", Message: undeclaredField}}}
 	if got := summarize(findings); len(got) == 0 || !reflect.DeepEqual(got[0], want) {
 		t.Errorf("findings %+v, want first %+v", got, want)
-	}
-}
-
-// An index that does not fit the document is refused, not read into wrong definitions.
-func TestIndexedServerSchema_refusesAnIndexThatDoesNotFit(t *testing.T) {
-	doc := []byte(fixture(t, "openapi-apps-v1.json"))
-	index, err := IndexDocument(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const deployment = "io.k8s.api.apps.v1.Deployment"
-	at, ok := index.Definitions[deployment]
-	if !ok {
-		t.Fatalf("the index does not place %s", deployment)
-	}
-	for name, broken := range map[string]func(*DocumentIndex){
-		"shifted":          func(i *DocumentIndex) { i.Definitions[deployment] = [2]int{at[0] + 1, at[1]} },
-		"past the end":     func(i *DocumentIndex) { i.Definitions[deployment] = [2]int{at[0], len(doc) + 1} },
-		"before the start": func(i *DocumentIndex) { i.Definitions[deployment] = [2]int{-1, at[1]} },
-		"a kind unplaced":  func(i *DocumentIndex) { delete(i.Definitions, deployment) },
-		"empty":            func(i *DocumentIndex) { i.Definitions = nil },
-	} {
-		t.Run(name, func(t *testing.T) {
-			copied := DocumentIndex{Definitions: map[string][2]int{}, Kinds: index.Kinds}
-			for k, v := range index.Definitions {
-				copied.Definitions[k] = v
-			}
-			broken(&copied)
-			if s, err := IndexedServerSchema(doc, copied); err == nil {
-				t.Errorf("read by a broken index: %d definitions, no error", len(s.definitions))
-			}
-		})
 	}
 }
 
@@ -162,7 +136,7 @@ func TestReadIndexedServerSchema_refusesWhatDoesNotFit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	read := func(start, end int) ([]byte, error) { return doc[start:end:end], nil }
+	read := bytesRange(doc)
 	const deployment = "io.k8s.api.apps.v1.Deployment"
 	at := index.Definitions[deployment]
 	withDeploymentAt := func(at [2]int) DocumentIndex {
@@ -172,6 +146,13 @@ func TestReadIndexedServerSchema_refusesWhatDoesNotFit(t *testing.T) {
 	}
 	for name, at := range map[string][2]int{"past the end": {at[0], len(doc) + 1}, "before the start": {-1, at[1]}} {
 		if _, err := ReadIndexedServerSchema(read, len(doc), withDeploymentAt(at)); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	unplaced := DocumentIndex{Definitions: maps.Clone(index.Definitions), Kinds: index.Kinds}
+	delete(unplaced.Definitions, deployment)
+	for name, index := range map[string]DocumentIndex{"a kind unplaced": unplaced, "empty": {Kinds: index.Kinds}} {
+		if _, err := ReadIndexedServerSchema(read, len(doc), index); err == nil {
 			t.Errorf("%s: no error", name)
 		}
 	}
