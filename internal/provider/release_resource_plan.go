@@ -376,6 +376,10 @@ func (r *releaseResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 			return r.onlyIgnoredDiffer(ctx, env, &plan, state, rendered)
 		}
 	}
+	if state != nil && !req.Plan.Raw.Equal(req.State.Raw) {
+		// The configuration changed: what the checks read first is read while the plan renders.
+		env.request.CheckAhead(ctx, recorded, release.CheckLevel(plan.PlanChecks.ValueString()), env.checker)
+	}
 	planned, err := env.request.Plan(ctx, recorded, onlyIgnoredDiffer)
 	if err != nil {
 		resp.Diagnostics.Append(planRefusedDiagnostic(&plan, err))

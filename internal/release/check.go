@@ -180,16 +180,20 @@ func (r *Request) Check(ctx context.Context, plan *Plan, recorded *Recorded, lev
 	if level == CheckAll {
 		changed, hooks = r.changed(rendered, previous), r.hooksRun(rendered, plan.Next.Operation)
 	}
+	var ahead *checksAhead
+	if level == CheckAll {
+		ahead = r.checksAhead
+	}
 	var namespace namespaceRead
 	if c != nil && len(changed)+len(hooks) > 0 {
 		// The dry run and the hooks' evaluation need the namespace's labels: they are read
 		// while the schemas are, one round trip through the agent's tunnel instead of two.
-		namespace = readNamespace(ctx, c, r.Namespace)
+		namespace = ahead.namespaceRead(ctx, c, r.Namespace)
 	}
 	out.Target, _ = validate.ParseVersion(r.Capabilities.KubeVersion)
 	opts := validate.Options{Target: out.Target, Definitions: r.Definitions}
 	if level == CheckAll && c != nil {
-		opts.Server, out.SchemaErrors = c.ServerSchemas(ctx, groupVersionsOf(objs))
+		opts.Server, out.SchemaErrors = ahead.serverSchemas(ctx, c, groupVersionsOf(objs))
 		out.ClusterSchemas = len(opts.Server) > 0
 	}
 	opts, errs := opts.Prepared(objs)
@@ -306,6 +310,89 @@ func (r *Request) podSecurity(objs []changedObject, l PodSecurityLevels) []PodSe
 		}
 	}
 	return refused
+}
+
+// checksAhead is what CheckAhead started for Check: the release's namespace, and the
+// cluster's schemas of the group versions of the kinds recorded, with their field checks built.
+type checksAhead struct {
+	gvs       []schema.GroupVersion
+	namespace namespaceRead
+	done      chan struct{}
+	schemas   map[schema.GroupVersion]*validate.ServerSchema
+	errs      []error
+}
+
+// CheckAhead starts, for a plan over recorded whose inputs differ from the state's, what Check
+// reads first when level is CheckAll: the release's namespace and the cluster's schemas of the
+// group versions of the kinds recorded, the field checks of those kinds built (a ServerSchema
+// keeps them). They are read while the plan renders, on the core the rendering leaves idle,
+// and through the agent's tunnel their round trip overlaps it. Check takes the schemas when its
+// rendering has exactly those group versions, and asks c for its own otherwise; a plan that
+// finds nothing changed takes neither.
+func (r *Request) CheckAhead(ctx context.Context, recorded *Recorded, level CheckLevel, c Checker) {
+	if level != CheckAll || c == nil {
+		return
+	}
+	kinds := recorded.kinds()
+	if len(kinds) == 0 {
+		return
+	}
+	a := &checksAhead{namespace: readNamespace(ctx, c, r.Namespace), done: make(chan struct{})}
+	for _, gvk := range kinds {
+		if gv := gvk.GroupVersion(); !slices.Contains(a.gvs, gv) {
+			a.gvs = append(a.gvs, gv)
+		}
+	}
+	go func() {
+		defer close(a.done)
+		a.schemas, a.errs = c.ServerSchemas(ctx, a.gvs)
+		_, _ = validate.Options{Server: a.schemas}.PreparedFor(kinds) // Check's Prepared reports what fails
+	}()
+	r.checksAhead = a
+}
+
+// serverSchemas returns the cluster's schemas of gvs: those read ahead when they are of exactly
+// gvs, else c's answer.
+func (a *checksAhead) serverSchemas(ctx context.Context, c Checker, gvs []schema.GroupVersion) (map[schema.GroupVersion]*validate.ServerSchema, []error) {
+	if a == nil || len(a.gvs) != len(gvs) || slices.ContainsFunc(gvs, func(gv schema.GroupVersion) bool { return !slices.Contains(a.gvs, gv) }) {
+		return c.ServerSchemas(ctx, gvs)
+	}
+	select {
+	case <-a.done:
+		return a.schemas, a.errs
+	case <-ctx.Done():
+		return nil, []error{ctx.Err()}
+	}
+}
+
+// namespaceRead returns the namespace read ahead, else starts reading it from c.
+func (a *checksAhead) namespaceRead(ctx context.Context, c Checker, name string) namespaceRead {
+	if a == nil {
+		return readNamespace(ctx, c, name)
+	}
+	return a.namespace
+}
+
+// kinds returns the kinds of the recorded manifests, each once: the kind of a manifest's key,
+// in the API version its apiVersion line names. A manifest whose key or apiVersion cannot be
+// read is left out.
+func (rec *Recorded) kinds() []schema.GroupVersionKind {
+	var kinds []schema.GroupVersionKind
+	for key, text := range rec.manifests() {
+		kind, group, _, _, ok := manifest.ParseKey(key)
+		if !ok {
+			continue
+		}
+		apiVersion, ok := manifest.TopLevelScalar(text, "apiVersion")
+		gv, err := schema.ParseGroupVersion(apiVersion)
+		if !ok || err != nil || gv.Group != group {
+			continue
+		}
+		if gvk := gv.WithKind(kind); !slices.Contains(kinds, gvk) {
+			kinds = append(kinds, gvk)
+		}
+	}
+	return kinds
 }
 
 // namespaceRead waits for the release's namespace, read in the background.

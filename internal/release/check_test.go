@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -491,5 +492,77 @@ func TestRequest_runningPodsUnderAPlannedLevel(t *testing.T) {
 		if tt.running != isDeployment(running) || (!tt.running && len(running) > 0) {
 			t.Errorf("%s: running %+v, want the Deployment named: %v", tt.name, running, tt.running)
 		}
+	}
+}
+
+// recordingChecker records the group versions of each ServerSchemas call, and counts the
+// namespace's reads.
+type recordingChecker struct {
+	answeringChecker
+	mu         sync.Mutex
+	schemas    []string
+	namespaces int
+}
+
+func (c *recordingChecker) ServerSchemas(_ context.Context, gvs []schema.GroupVersion) (map[schema.GroupVersion]*validate.ServerSchema, []error) {
+	names := make([]string, len(gvs))
+	for i, gv := range gvs {
+		names[i] = gv.String()
+	}
+	slices.Sort(names)
+	asked := strings.Join(names, " ")
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.schemas = append(c.schemas, asked)
+	return nil, []error{errors.New("answered " + asked)}
+}
+
+func (c *recordingChecker) Namespace(ctx context.Context, name string) (helmrelease.Namespace, error) {
+	c.mu.Lock()
+	c.namespaces++
+	c.mu.Unlock()
+	return c.answeringChecker.Namespace(ctx, name)
+}
+
+// A plan whose configuration changed has the namespace and the cluster's schemas of the kinds
+// recorded read while it renders (CheckAhead), and its checks take them: each is read once. A
+// rendering of other group versions reads its own schemas; a plan that does not check against
+// the cluster reads nothing ahead.
+func TestRequest_checkTakesWhatWasReadAhead(t *testing.T) {
+	withIngress := map[string]string{"ingress.enabled": "true"}
+	for _, tt := range []struct {
+		name           string
+		recorded, set  map[string]string
+		level          CheckLevel
+		wantSchemas    []string
+		wantNamespaces int
+	}{
+		{"the kinds recorded", nil, map[string]string{"config.greeting": "hi"}, CheckAll, []string{"apps/v1 v1"}, 1},
+		{"an Ingress added", nil, map[string]string{"config.greeting": "hi", "ingress.enabled": "true"}, CheckAll,
+			[]string{"apps/v1 v1", "apps/v1 networking.k8s.io/v1 v1"}, 1},
+		{"the Ingress removed", withIngress, map[string]string{"config.greeting": "hi"}, CheckAll,
+			[]string{"apps/v1 networking.k8s.io/v1 v1", "apps/v1 v1"}, 1},
+		{"offline", nil, map[string]string{"config.greeting": "hi"}, CheckOffline, nil, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			first := planned(t, Prepare(context.Background(), nil, webInputs(tt.recorded), nil), nil).Rendering
+			recorded := deployedAs(first.Manifests, 1)
+			c := &recordingChecker{answeringChecker: answeringChecker{namespace: map[string]string{}}}
+			req := Prepare(context.Background(), nil, webInputs(tt.set), nil)
+			req.CheckAhead(context.Background(), recorded, tt.level, c)
+			p := planned(t, req, recorded)
+			got := req.Check(context.Background(), p, recorded, tt.level, c, nil)
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			if !slices.Equal(c.schemas, tt.wantSchemas) || c.namespaces != tt.wantNamespaces {
+				t.Fatalf("schemas asked %q, namespace read %d times; want %q and %d", c.schemas, c.namespaces, tt.wantSchemas, tt.wantNamespaces)
+			}
+			if n := len(tt.wantSchemas); n > 0 && (len(got.SchemaErrors) != 1 || got.SchemaErrors[0].Error() != "answered "+tt.wantSchemas[n-1]) {
+				t.Fatalf("schema errors %v; want the answer to %q", got.SchemaErrors, tt.wantSchemas[n-1])
+			}
+			if tt.level == CheckAll && (got.DryRun == nil || len(c.dryRun) == 0) {
+				t.Fatalf("dry run %+v of %q; want the changed objects dry-run", got.DryRun, c.dryRun)
+			}
+		})
 	}
 }

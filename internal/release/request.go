@@ -50,6 +50,8 @@ type Request struct {
 	// readAhead holds the live objects a refresh read while it read the history
 	// (PrepareRefresh), by identity; nil when none were.
 	readAhead map[string]manifest.Object
+	// checksAhead holds what CheckAhead started reading for Check; nil when it was not called.
+	checksAhead *checksAhead
 	// lastApplied are the documents of the revision of, as Prior reads them.
 	lastApplied struct {
 		of        *helmv1.Release

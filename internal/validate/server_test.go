@@ -1,7 +1,9 @@
 package validate
 
 import (
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -176,5 +178,34 @@ func TestCheck_aKindNotPreparedForIsCheckedAgainstTheShippedSchema(t *testing.T)
 	}
 	if _, err := ParseServerSchema([]byte(`{"components": {"schemas": {"a": {"x-kubernetes-group-version-kind": "not a list"}}}}`)); err == nil {
 		t.Error("a definition whose kinds cannot be read was accepted")
+	}
+}
+
+// The field check PreparedFor builds for kinds is the one objects of those kinds find built
+// when they are prepared later.
+func TestPreparedFor_buildsTheCheckObjectsOfThoseKindsTake(t *testing.T) {
+	server, err := ParseServerSchema([]byte(fixture(t, "openapi-apps-v1.json")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	apps := schema.GroupVersion{Group: "apps", Version: "v1"}
+	opts := Options{Server: map[schema.GroupVersion]*ServerSchema{apps: server}}
+	deployment := apps.WithKind("Deployment")
+	if _, errs := opts.PreparedFor([]schema.GroupVersionKind{deployment, {Version: "v1", Kind: "Service"}}); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	built := server.converters[server.kinds[deployment]]
+	if built == nil || built.converter == nil {
+		t.Fatalf("converters %v; want the Deployment's check built", slices.Collect(maps.Keys(server.converters)))
+	}
+	prepared, errs := opts.Prepared(objectsOf(t, serverSchemaObjects))
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if len(server.converters) != 1 || server.converters[server.kinds[deployment]] != built {
+		t.Fatalf("converters %v after Prepared; want the one PreparedFor built", slices.Collect(maps.Keys(server.converters)))
+	}
+	if fields := prepared.fields[deployment](map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "spec": map[string]any{"rolloutPlan": "x"}}); len(fields) != 0 {
+		t.Fatalf("fields %v; want the server's schema, which declares rolloutPlan", fields)
 	}
 }

@@ -147,15 +147,27 @@ type Options struct {
 // is left out, so its objects are checked against the shipped schema, and errs say why. Check
 // prepares opts itself when they are not.
 func (opts Options) Prepared(objs []Object) (Options, []error) {
-	kinds := map[schema.GroupVersion][]schema.GroupVersionKind{}
+	gvks := make([]schema.GroupVersionKind, 0, len(objs))
 	for _, o := range objs {
 		apiVersion, _ := o.Object["apiVersion"].(string)
 		kind, _ := o.Object["kind"].(string)
-		gv, err := schema.ParseGroupVersion(apiVersion)
-		if err != nil || !opts.Server[gv].Defines(gv.WithKind(kind)) {
+		if gv, err := schema.ParseGroupVersion(apiVersion); err == nil {
+			gvks = append(gvks, gv.WithKind(kind))
+		}
+	}
+	return opts.PreparedFor(gvks)
+}
+
+// PreparedFor is Prepared for objects of gvks. Each server schema keeps the check it builds
+// for a set of kinds, so objects of the same kinds prepared later find it built.
+func (opts Options) PreparedFor(gvks []schema.GroupVersionKind) (Options, []error) {
+	kinds := map[schema.GroupVersion][]schema.GroupVersionKind{}
+	for _, gvk := range gvks {
+		gv := gvk.GroupVersion()
+		if !opts.Server[gv].Defines(gvk) {
 			continue
 		}
-		kinds[gv] = append(kinds[gv], gv.WithKind(kind))
+		kinds[gv] = append(kinds[gv], gvk)
 	}
 	opts.fields = map[schema.GroupVersionKind]func(map[string]any) []FieldError{}
 	var errs []error
