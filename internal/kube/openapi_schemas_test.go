@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -115,14 +114,7 @@ func TestServerSchemas_failuresAreEachSaid(t *testing.T) {
 // A shipped document is read from the binary, nothing fetched; one that cannot be read so is
 // fetched and read whole, as a document not shipped is.
 func TestSchemaCache_readsAShippedDocumentAndFetchesWhatItCannot(t *testing.T) {
-	files, err := fs.Glob(seeds, "seeds/*/apis_apps_v1-*.json.gz")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no apps/v1 document is shipped: %v", err)
-	}
-	doc, err := readSeed(seeds, files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, doc := shippedDocument(t, "apis/apps/v1")
 	index, err := validate.IndexDocument(doc)
 	if err != nil {
 		t.Fatal(err)

@@ -213,11 +213,7 @@ func TestSeeds_eachHasItsIndex(t *testing.T) {
 // other is not shipped. (That each file's content has the hash it is named by is
 // TestSeeds_eachHasTheHashItIsNamedBy's.)
 func TestSeededSchema_answersOnlyForItsHash(t *testing.T) {
-	files, err := fs.Glob(seeds, "seeds/*/apis_apps_v1-*.json.gz")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no apps/v1 document is shipped: %v", err)
-	}
-	hash := strings.TrimSuffix(strings.TrimPrefix(path.Base(files[0]), "apis_apps_v1-"), ".json.gz")
+	hash := strings.TrimSuffix(strings.TrimPrefix(path.Base(shippedFile(t, "apis/apps/v1")), "apis_apps_v1-"), ".json.gz")
 	deployment := schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}
 	for _, h := range []string{hash, strings.ToLower(hash)} {
 		if !shipped("apis/apps/v1", h) {
@@ -261,11 +257,7 @@ func BenchmarkSeededSchema(b *testing.B) {
 	}
 	var objs []validate.Object
 	for _, d := range docs {
-		matches, err := fs.Glob(seeds, "seeds/*/"+seedName(d.gvPath, "*"))
-		if err != nil || len(matches) == 0 {
-			b.Fatalf("no %s document is shipped: %v", d.gvPath, err)
-		}
-		d.file = matches[len(matches)-1]
+		d.file = shippedFile(b, d.gvPath)
 		for _, kind := range d.kinds {
 			objs = append(objs, validate.Object{Key: kind, Object: map[string]any{"apiVersion": d.gv.String(), "kind": kind, "metadata": map[string]any{"name": "a"}}})
 		}
@@ -366,15 +358,8 @@ func TestSeedDocument_refusesAPieceThatMisstatesItself(t *testing.T) {
 // Checks built at once (one per set of kinds) read one document's pieces at once: each reads
 // what reading it whole gives.
 func TestSeedDocument_readsPiecesForSeveralAtOnce(t *testing.T) {
-	files, err := fs.Glob(seeds, "seeds/*/api_v1-*.json.gz")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no api/v1 document is shipped: %v", err)
-	}
-	whole, err := readSeed(seeds, files[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, index, err := openSeed(seeds, files[0])
+	file, whole := shippedDocument(t, "api/v1")
+	doc, index, err := openSeed(seeds, file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -389,4 +374,27 @@ func TestSeedDocument_readsPiecesForSeveralAtOnce(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// shippedFile returns the file of a document shipped for gvPath, of the newest server version
+// that has one; t fails when none is shipped.
+func shippedFile(t testing.TB, gvPath string) string {
+	t.Helper()
+	files, err := fs.Glob(seeds, "seeds/*/"+seedName(gvPath, "*"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no %s document is shipped: %v", gvPath, err)
+	}
+	return files[len(files)-1]
+}
+
+// shippedDocument returns the file of a document shipped for gvPath (shippedFile) and the
+// document, read whole.
+func shippedDocument(t testing.TB, gvPath string) (file string, doc []byte) {
+	t.Helper()
+	file = shippedFile(t, gvPath)
+	doc, err := readSeed(seeds, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return file, doc
 }
