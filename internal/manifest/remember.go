@@ -27,6 +27,10 @@ func ForgetWritten() {
 // what a process writes and what it takes from memory.
 func Written() int64 { return written.count.Load() }
 
+// RecordsTaken returns how many records of written texts (RememberWritten) this process has
+// taken, for tests of how often a process reads them.
+func RecordsTaken() int64 { return written.records.Load() }
+
 // memory is a map for what a process works out more than once, safe for concurrent use. When
 // it holds limit entries, or would hold more than budget bytes by size (when both are set), it
 // starts again empty, so a long process (the acceptance tests') keeps at most that much.
@@ -73,8 +77,9 @@ type textMemo struct {
 	texts   memory[[sha256.Size]byte, string]
 	digests memory[string, [sha256.Size]byte]
 	write   func(Object) (string, error)
-	// count is how many texts write gave.
-	count atomic.Int64
+	// count is how many texts write gave; records, how many records rememberRecord took.
+	count   atomic.Int64
+	records atomic.Int64
 }
 
 func newTextMemo(limit int, write func(Object) (string, error)) *textMemo {

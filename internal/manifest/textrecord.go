@@ -62,6 +62,7 @@ func (m *textMemo) rememberRecord(manifests map[string]string, rec TextRecord, w
 	if textsDigest(keys, manifests) != rec.Texts {
 		return 0
 	}
+	m.records.Add(1)
 	taken := 0
 	for i, key := range keys {
 		if rec.Digests[i] != ([sha256.Size]byte{}) {

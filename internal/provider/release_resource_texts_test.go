@@ -25,6 +25,19 @@ func (c textsWritten) CheckPlan(_ context.Context, _ plancheck.CheckPlanRequest,
 	}
 }
 
+// recordsTaken checks that the refresh and the plan took the record of the state's texts
+// want times since *since: a plan after its own process's refresh does not take it again.
+type recordsTaken struct {
+	since *int64
+	want  int64
+}
+
+func (c recordsTaken) CheckPlan(_ context.Context, _ plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	if got := manifest.RecordsTaken() - *c.since; got != c.want {
+		resp.Error = fmt.Errorf("the refresh and the plan took the record of texts %d times, want %d", got, c.want)
+	}
+}
+
 // A refresh in a new process gives the release's unchanged objects the texts of the state, by
 // the record the apply (or the refresh before) left in private, and writes only the object
 // changed in the cluster; the plan then shows that change as before.
@@ -32,10 +45,10 @@ func TestAccRelease_aNewProcessWritesOnlyWhatChanged(t *testing.T) {
 	e := testAccRelease(t)
 	config := e.webRelease(`  set = { "env.MODE" = "review" }`)
 	staging := e.webRelease(`  set = { "env.MODE" = "staging" }`)
-	var since int64
+	var since, sinceTaken int64
 	newProcess := func() {
 		manifest.ForgetWritten()
-		since = manifest.Written()
+		since, sinceTaken = manifest.Written(), manifest.RecordsTaken()
 	}
 	testAccResourceTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
@@ -48,7 +61,7 @@ func TestAccRelease_aNewProcessWritesOnlyWhatChanged(t *testing.T) {
 				PreConfig: newProcess,
 				Config:    config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectEmptyPlan(), textsWritten{&since, 0},
+					plancheck.ExpectEmptyPlan(), textsWritten{&since, 0}, recordsTaken{&sinceTaken, 1},
 				}},
 			},
 			{
