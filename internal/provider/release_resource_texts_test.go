@@ -11,30 +11,24 @@ import (
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 )
 
-// textsWritten checks that the plan's process has written want texts since the last
-// forgetTexts: the provider runs in the test's process, whose memory of written texts stands
-// for a new process's once forgotten.
-type textsWritten struct {
+// countedSince checks that one of the process's counts has grown by want since *since: the
+// provider runs in the test's process, whose memory of written texts stands for a new
+// process's once forgotten. what words the count ("wrote %d texts").
+type countedSince struct {
+	what  string
+	count func() int64
 	since *int64
 	want  int64
 }
 
-func (c textsWritten) CheckPlan(_ context.Context, _ plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
-	if got := manifest.Written() - *c.since; got != c.want {
-		resp.Error = fmt.Errorf("the refresh and the plan wrote %d texts, want %d", got, c.want)
-	}
+// textsWritten checks the texts the refresh and the plan wrote since *since.
+func textsWritten(since *int64, want int64) countedSince {
+	return countedSince{"wrote %d texts", manifest.Written, since, want}
 }
 
-// recordsTaken checks that the refresh and the plan took the record of the state's texts
-// want times since *since: a plan after its own process's refresh does not take it again.
-type recordsTaken struct {
-	since *int64
-	want  int64
-}
-
-func (c recordsTaken) CheckPlan(_ context.Context, _ plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
-	if got := manifest.RecordsTaken() - *c.since; got != c.want {
-		resp.Error = fmt.Errorf("the refresh and the plan took the record of texts %d times, want %d", got, c.want)
+func (c countedSince) CheckPlan(_ context.Context, _ plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	if got := c.count() - *c.since; got != c.want {
+		resp.Error = fmt.Errorf("the refresh and the plan "+c.what+", want %d", got, c.want)
 	}
 }
 
@@ -61,7 +55,9 @@ func TestAccRelease_aNewProcessWritesOnlyWhatChanged(t *testing.T) {
 				PreConfig: newProcess,
 				Config:    config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectEmptyPlan(), textsWritten{&since, 0}, recordsTaken{&sinceTaken, 1},
+					plancheck.ExpectEmptyPlan(), textsWritten(&since, 0),
+					// A plan after its own process's refresh does not take the record of texts again.
+					countedSince{"took the record of texts %d times", manifest.RecordsTaken, &sinceTaken, 1},
 				}},
 			},
 			{
@@ -77,7 +73,7 @@ func TestAccRelease_aNewProcessWritesOnlyWhatChanged(t *testing.T) {
 							added:   []string{"value: review", "image: registry.example/web:1.25.0"},
 						},
 					}),
-					textsWritten{&since, 1},
+					textsWritten(&since, 1),
 				}},
 				Check: e.checkDeployment("registry.example/web:1.25.0", 1),
 			},
@@ -89,7 +85,7 @@ func TestAccRelease_aNewProcessWritesOnlyWhatChanged(t *testing.T) {
 					expectManifestChanges(webAddress, map[string]*manifestLines{
 						"Deployment.apps/web": {removed: []string{"value: review"}, added: []string{"value: staging"}},
 					}),
-					textsWritten{&since, 1},
+					textsWritten(&since, 1),
 				}},
 			},
 			{
@@ -97,7 +93,7 @@ func TestAccRelease_aNewProcessWritesOnlyWhatChanged(t *testing.T) {
 				PreConfig: newProcess,
 				Config:    staging,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectEmptyPlan(), textsWritten{&since, 0},
+					plancheck.ExpectEmptyPlan(), textsWritten(&since, 0),
 				}},
 			},
 		},
