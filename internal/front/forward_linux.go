@@ -2,6 +2,7 @@ package front
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -59,7 +60,7 @@ func Main(hooks Hooks) {
 	if err != nil {
 		fatal(err)
 	}
-	plugin.Serve(&plugin.ServeConfig{
+	serve := &plugin.ServeConfig{
 		HandshakeConfig: plugin.HandshakeConfig{
 			ProtocolVersion:  6,
 			MagicCookieKey:   "TF_PLUGIN_MAGIC_COOKIE",
@@ -72,7 +73,16 @@ func Main(hooks Hooks) {
 				grpc.UnknownServiceHandler(forward(conn, up)),
 				grpc.MaxRecvMsgSize(MaxMessage), grpc.MaxSendMsgSize(MaxMessage))...)
 		},
-	})
+	}
+	if clientPEM := os.Getenv(clientCertVariable); clientPEM != "" {
+		// Automatic mTLS with a certificate of the front's own making (mtls_linux.go); should it
+		// fail, go-plugin makes its own.
+		warmClientCurve()
+		if config, der, err := autoMTLS(clientPEM); err == nil && certifyHandshake(os.Stdout, der) == nil {
+			serve.TLSProvider = func() (*tls.Config, error) { return config, nil }
+		}
+	}
+	plugin.Serve(serve)
 	up.exit(0)
 }
 
