@@ -214,7 +214,7 @@ func (r *Request) Check(ctx context.Context, plan *Plan, recorded *Recorded, lev
 	case d == nil && c != nil:
 		// Nothing to dry-run (the chart's version alone changes): the pods are evaluated as for
 		// a plan that leaves the release as it is.
-		out.Running = r.RunningPodSecurity(ctx, rendered, recorded, c)
+		out.Running = r.runningPodSecurityOf(ctx, rendered, recorded, c, ahead)
 	case d != nil && !d.NamespaceMissing && !d.NamespaceTerminating:
 		out.Running = r.runningPodSecurity(rendered, previous, d.PodSecurityLevels)
 	}
@@ -227,10 +227,15 @@ func (r *Request) Check(ctx context.Context, plan *Plan, recorded *Recorded, lev
 // running keep running, and the API server refuses every new one (a restart, a rollout, a
 // scale-up). It asks c for the namespace only when that plan sets a level.
 func (r *Request) RunningPodSecurity(ctx context.Context, rendered *Rendering, recorded *Recorded, c Checker) []PodSecurityRefusal {
+	return r.runningPodSecurityOf(ctx, rendered, recorded, c, nil)
+}
+
+// runningPodSecurityOf is RunningPodSecurity taking the namespace read ahead, when it was.
+func (r *Request) runningPodSecurityOf(ctx context.Context, rendered *Rendering, recorded *Recorded, c Checker, ahead *checksAhead) []PodSecurityRefusal {
 	if r.PodSecurity == nil || c == nil {
 		return nil
 	}
-	ns, err := c.Namespace(ctx, r.Namespace)
+	ns, err := ahead.namespaceRead(ctx, c, r.Namespace)()
 	if err != nil || !ns.Exists || ns.Terminating {
 		return nil
 	}
@@ -380,16 +385,11 @@ func (a *checksAhead) namespaceRead(ctx context.Context, c Checker, name string)
 func (rec *Recorded) kinds() []schema.GroupVersionKind {
 	var kinds []schema.GroupVersionKind
 	for key, text := range rec.manifests() {
-		kind, group, _, _, ok := manifest.ParseKey(key)
+		named, ok := nameRecorded(key, text)
 		if !ok {
 			continue
 		}
-		apiVersion, ok := manifest.TopLevelScalar(text, "apiVersion")
-		gv, err := schema.ParseGroupVersion(apiVersion)
-		if !ok || err != nil || gv.Group != group {
-			continue
-		}
-		if gvk := gv.WithKind(kind); !slices.Contains(kinds, gvk) {
+		if gvk := named.gv.WithKind(named.kind); !slices.Contains(kinds, gvk) {
 			kinds = append(kinds, gvk)
 		}
 	}

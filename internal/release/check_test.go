@@ -565,4 +565,21 @@ func TestRequest_checkTakesWhatWasReadAhead(t *testing.T) {
 			}
 		})
 	}
+
+	// The chart's version alone changed: nothing is dry-run, and the running pods are evaluated
+	// against the planned level with the namespace read ahead.
+	first := planned(t, Prepare(context.Background(), nil, webInputs(nil), nil), nil).Rendering
+	older := deployedAs(first.Manifests, 1)
+	older.ChartVersion = "0.9.0"
+	in := webInputs(nil)
+	in.PodSecurity = &PlannedLevel{Enforce: "restricted"}
+	c := &recordingChecker{answeringChecker: answeringChecker{namespace: map[string]string{}}}
+	req := Prepare(context.Background(), nil, in, nil)
+	req.CheckAhead(context.Background(), older, CheckAll, c)
+	got := req.Check(context.Background(), planned(t, req, older), older, CheckAll, c, nil)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if got.DryRun != nil || len(got.Running) != 1 || c.namespaces != 1 {
+		t.Fatalf("dry run %+v, running %+v, namespace read %d times; want no dry run, the Deployment refused, one read", got.DryRun, got.Running, c.namespaces)
+	}
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/gitlabk8s/terraform-provider-gitlabk8s/internal/manifest"
 )
 
@@ -55,25 +57,44 @@ func (rec *Recorded) readAhead() []manifest.Object {
 	var objs []manifest.Object
 	for _, key := range slices.Sorted(maps.Keys(manifests)) {
 		text := manifests[key]
-		kind, group, namespace, name, ok := manifest.ParseKey(key)
-		if !ok || kind == "CustomResourceDefinition" || strings.Contains(text, "helm.sh/hook") || strings.ContainsAny(name+namespace, " ()") {
+		named, ok := nameRecorded(key, text)
+		if !ok || named.kind == "CustomResourceDefinition" || strings.Contains(text, "helm.sh/hook") || strings.ContainsAny(named.name+named.namespace, " ()") {
 			continue
 		}
-		apiVersion, ok := manifest.TopLevelScalar(text, "apiVersion")
-		if gv, _, grouped := strings.Cut(apiVersion, "/"); !ok || (grouped && gv != group) || (!grouped && group != "") {
-			continue
+		metadata := map[string]any{"name": named.name}
+		if named.namespace != "" {
+			metadata["namespace"] = named.namespace
 		}
-		metadata := map[string]any{"name": name}
-		if namespace != "" {
-			metadata["namespace"] = namespace
-		}
-		obj := manifest.Object{"apiVersion": apiVersion, "kind": kind, "metadata": metadata}
-		if kind == "Secret" && group == "" {
+		obj := manifest.Object{"apiVersion": named.apiVersion, "kind": named.kind, "metadata": metadata}
+		if named.kind == "Secret" && named.gv.Group == "" {
 			secretType(obj, text)
 		}
 		objs = append(objs, obj)
 	}
 	return objs
+}
+
+// recordedName is what names a recorded manifest in the cluster.
+type recordedName struct {
+	apiVersion            string
+	gv                    schema.GroupVersion
+	kind, namespace, name string
+}
+
+// nameRecorded reads a recorded manifest's name from its key and its apiVersion line; not ok
+// when the key cannot be read, the manifest does not say which API version it is of, or that
+// version's group is not the key's.
+func nameRecorded(key, text string) (recordedName, bool) {
+	kind, group, namespace, name, ok := manifest.ParseKey(key)
+	if !ok {
+		return recordedName{}, false
+	}
+	apiVersion, ok := manifest.TopLevelScalar(text, "apiVersion")
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if !ok || err != nil || gv.Group != group || gv.Version == "" {
+		return recordedName{}, false
+	}
+	return recordedName{apiVersion: apiVersion, gv: gv, kind: kind, namespace: namespace, name: name}, true
 }
 
 // secretType gives obj, a Secret read ahead, its manifest's type, which says whether a LIST
