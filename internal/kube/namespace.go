@@ -34,16 +34,28 @@ func (c *Clients) GetNamespace(ctx context.Context, name string) (*corev1.Namesp
 // namespace recreated by someone else in the meantime is never deleted. A
 // namespace already gone is not an error; a refusal by RBAC is a
 // *ForbiddenError.
+//
+// Once it has deleted the namespace, it deletes the namespace's pods, with
+// their own grace periods, as the namespace controller does: the controller
+// first empties a namespace five seconds after its deletion, and pods still
+// there then (a release's, whose owners the garbage collector has not
+// reached yet) cost its second pass, five seconds more. The pods' deletion
+// is the controller's own work begun sooner; when it fails (the identity may
+// not delete pods), the controller deletes them as before.
 func (c *Clients) DeleteNamespace(ctx context.Context, name string, uid types.UID) error {
 	background := metav1.DeletePropagationBackground
 	err := c.Kubernetes.CoreV1().Namespaces().Delete(ctx, name, metav1.DeleteOptions{
 		PropagationPolicy: &background,
 		Preconditions:     &metav1.Preconditions{UID: &uid},
 	})
+	if err == nil {
+		_ = c.Kubernetes.CoreV1().Pods(name).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{})
+		return nil
+	}
 	// Conflict: the namespace is already terminating and still holds
 	// content, or it is another namespace by now (the UID precondition
 	// failed). Either way there is nothing to delete; the caller waits.
-	if err == nil || IsNotFound(err) || apierrors.IsConflict(err) {
+	if IsNotFound(err) || apierrors.IsConflict(err) {
 		return nil
 	}
 	return fmt.Errorf("delete namespace %s: %w", name, refusalOf(err, "delete", "", "namespaces", "", name))

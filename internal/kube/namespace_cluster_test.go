@@ -117,3 +117,63 @@ func TestGetAll_answersInOrder(t *testing.T) {
 		}
 	}
 }
+
+// Deleting a namespace begins its pods' deletion at once, as the namespace controller does
+// only five seconds later; the pods of a namespace the UID no longer names are left alone.
+func TestDeleteNamespace_deletesItsPodsAtOnce(t *testing.T) {
+	ctx, cluster := localCluster(t)
+	kc, err := cluster.Clientset(testcluster.AdminContext)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Clients{Kubernetes: kc}
+	namespaces := kc.CoreV1().Namespaces()
+	withPod := func(name string) *corev1.Namespace {
+		t.Helper()
+		ns, err := namespaces.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = namespaces.Delete(context.Background(), name, metav1.DeleteOptions{}) })
+		pod := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: "app"},
+			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "registry.example/app"}}},
+		}
+		err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+			_, err := kc.CoreV1().Pods(name).Create(ctx, pod, metav1.CreateOptions{})
+			return err == nil, nil // the namespace's default ServiceAccount may not be there yet
+		})
+		if err != nil {
+			t.Fatalf("create a pod in %s: %v", name, err)
+		}
+		return ns
+	}
+	deleted := func(name string) bool {
+		t.Helper()
+		pod, err := kc.CoreV1().Pods(name).Get(ctx, "app", metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return true
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pod.DeletionTimestamp != nil
+	}
+
+	suffix := rand.IntN(1 << 16)
+	ours := withPod(fmt.Sprintf("kube-delete-pods-%04x", suffix))
+	if err := c.DeleteNamespace(ctx, ours.Name, ours.UID); err != nil {
+		t.Fatal(err)
+	}
+	if !deleted(ours.Name) {
+		t.Fatalf("the pod of namespace %s is not being deleted right after the namespace's deletion", ours.Name)
+	}
+
+	other := withPod(fmt.Sprintf("kube-keep-pods-%04x", suffix))
+	if err := c.DeleteNamespace(ctx, other.Name, "another-uid"); err != nil {
+		t.Fatal(err)
+	}
+	if deleted(other.Name) {
+		t.Fatalf("the pod of namespace %s, which the UID asked for does not name, is being deleted", other.Name)
+	}
+}
